@@ -1,0 +1,77 @@
+"""ROVER figures: the toy's learned policies (Fig. 5), pass@k curves, entropy over training."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from repro.core.plotting import save_figure, subplots
+
+METHOD_STYLE = {
+    "base": dict(color="0.5", ls=":"),
+    "grpo": dict(color="tab:blue"),
+    "grpo_kl": dict(color="tab:cyan"),
+    "grpo_clip_higher": dict(color="tab:purple"),
+    "rover": dict(color="tab:red", lw=2.2),
+}
+
+
+def plot_toy_policies(policies: Mapping[str, Mapping[str, Any]], rewarding: Sequence[str],
+                      path: str | Path) -> None:
+    """Probability of each rewarding sequence (and of failing) under each learned policy,
+    averaged over seeds: ROVER spreads over all modes, greedy methods collapse onto one."""
+    methods = list(policies)
+    cats = [*rewarding, "other"]
+    probs = np.zeros((len(methods), len(cats)))
+    for i, m in enumerate(methods):
+        per_seed = []
+        for pol in policies[m].values():
+            seqs = pol["sequences"]
+            row = [seqs.get(s, 0.0) for s in rewarding]
+            per_seed.append([*row, max(0.0, 1.0 - sum(row))])
+        probs[i] = np.mean(per_seed, axis=0)
+    fig, ax = subplots(figsize=(1.6 + 1.3 * len(methods), 3.4))
+    bottom = np.zeros(len(methods))
+    colors = ["tab:green", "tab:orange", "tab:blue", "tab:red", "0.85"]
+    for j, c in enumerate(cats):
+        ax.bar(methods, probs[:, j], bottom=bottom, label=c, color=colors[j % len(colors)])
+        bottom += probs[:, j]
+    ax.set_ylabel("probability of the sequence")
+    ax.set_title("Fig. 5 toy: learned policies (mean over seeds)")
+    ax.legend(title="sequence", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    ax.tick_params(axis="x", labelrotation=20)
+    save_figure(fig, path)
+
+
+def plot_passk(curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+               path: str | Path) -> None:
+    """curves: method -> (ks, mean pass@k over seeds, sd over seeds)."""
+    fig, ax = subplots(figsize=(5.2, 3.6))
+    for m, (ks, mean, sd) in curves.items():
+        style = METHOD_STYLE.get(m, {})
+        ax.plot(ks, mean, label=m, **style)
+        ax.fill_between(ks, mean - sd, mean + sd, alpha=0.15, color=style.get("color"))
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("k")
+    ax.set_ylabel("pass@k (held-out Countdown)")
+    ax.set_title("pass@k, mean ± sd over seeds")
+    ax.legend(fontsize=8)
+    save_figure(fig, path)
+
+
+def plot_entropy(series: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 path: str | Path) -> None:
+    """series: method -> (steps, mean token entropy of rollouts over seeds, sd)."""
+    fig, ax = subplots(figsize=(5.2, 3.6))
+    for m, (steps, mean, sd) in series.items():
+        style = METHOD_STYLE.get(m, {})
+        ax.plot(steps, mean, label=m, **style)
+        ax.fill_between(steps, mean - sd, mean + sd, alpha=0.15, color=style.get("color"))
+    ax.set_xlabel("RL step")
+    ax.set_ylabel("mean token entropy of rollouts (nats)")
+    ax.set_title("Entropy over training")
+    ax.legend(fontsize=8)
+    save_figure(fig, path)
