@@ -30,10 +30,12 @@ rule summary:
     params:
         scale=SCALE,
         papers=sorted(PAPERS),
+    conda:
+        ENV
     log:
         f"{LOGS}/summary.log",
     message:
         "Summary of every paper's claims at scale {params.scale}"
     shell:
-        "{PY} -m repro.core.summary --scale {params.scale} --papers {params.papers}"
+        "python -m repro.core.summary --scale {params.scale} --papers {params.papers}"
         " --claims {input.claims} --out {output.summary} 2> {log}"

@@ -1,7 +1,7 @@
 # ROVER (arXiv 2509.24981): Fig. 5 toy, the uniform-Q theorem, Countdown RL.
 # fetch -> train (toy, theorem, sft warm-up, RL per method x seed) -> evaluate -> report.
 
-ROVE_CFG, ROVE = paper_settings("rove")
+ROVE_CFG, ROVE = paper_settings("rove", SCALE)
 ROVE_OUT = f"{RESULTS}/rove"
 ROVE_DATA = f"{DATA}/rove/{SCALE}"
 ROVE_LOGS = f"{LOGS}/rove"
@@ -9,7 +9,7 @@ ROVE_SEEDS = ROVE["seeds"]
 ROVE_METHODS = ROVE["countdown"]["methods"]
 ROVE_CD = f"{ROVE_OUT}/countdown"
 # The modules each Countdown job imports (their edits rerun exactly the jobs that run them).
-ROVE_CD_CODE = src("rove", "countdown", "policy") + CORE_JOB + core("device")
+ROVE_CD_CODE = [*src("rove", "countdown", "policy"), *CORE_JOB, *core("device")]
 
 wildcard_constraints:
     method="|".join(ROVE_METHODS),
@@ -18,7 +18,7 @@ wildcard_constraints:
 
 rule rove_fetch:
     input:
-        code=src("rove", "data", "countdown") + CORE_JOB,
+        code=[*src("rove", "data", "countdown"), *CORE_JOB],
         config=ROVE_CFG,
     output:
         train=f"{ROVE_DATA}/train.jsonl",
@@ -27,74 +27,82 @@ rule rove_fetch:
     params:
         scale=SCALE,
         mirror=MIRROR,
-        out=ROVE_DATA,
+        out=lambda w, output: os.path.dirname(output.train),
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/fetch.log",
     message:
         "ROVER: fetch Countdown problems (scale {params.scale})"
     shell:
-        "{PY} -m repro.papers.rove.data --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.data --config {input.config} --scale {params.scale}"
         " --mirror {params.mirror} --out {params.out} 2> {log}"
 
 
 rule rove_toy:
     input:
-        code=src("rove", "toy") + CORE_JOB,
+        code=[*src("rove", "toy"), *CORE_JOB],
         config=ROVE_CFG,
     output:
         metrics=f"{ROVE_OUT}/toy/metrics.json",
     params:
         scale=SCALE,
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/toy.log",
     message:
         "ROVER: Fig. 5 toy, Q-learning vs ROVER over seeds"
     shell:
-        "{PY} -m repro.papers.rove.toy --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.toy --config {input.config} --scale {params.scale}"
         " --out {output.metrics} 2> {log}"
 
 
 rule rove_theorem:
     input:
-        code=src("rove", "theorem") + CORE_JOB,
+        code=[*src("rove", "theorem"), *CORE_JOB],
         config=ROVE_CFG,
     output:
         result=f"{ROVE_OUT}/theorem.json",
     params:
         scale=SCALE,
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/theorem.log",
     message:
         "ROVER: check greedy-on-uniform-Q optimality on random tree MDPs"
     shell:
-        "{PY} -m repro.papers.rove.theorem --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.theorem --config {input.config} --scale {params.scale}"
         " --out {output.result} 2> {log}"
 
 
 rule rove_sft:
     input:
-        code=src("rove", "sft") + ROVE_CD_CODE,
+        code=[*src("rove", "sft"), *ROVE_CD_CODE],
         config=ROVE_CFG,
         train=rules.rove_fetch.output.train,
     output:
         base=directory(f"{ROVE_CD}/base"),
     params:
         scale=SCALE,
-        data=ROVE_DATA,
+        data=lambda w, input: os.path.dirname(input.train),
     resources:
         gpu=1 if SCALE == "full" else 0,
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/sft.log",
     message:
         "ROVER: supervised warm-up of the Countdown base policy"
     shell:
-        "{PY} -m repro.papers.rove.sft --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.sft --config {input.config} --scale {params.scale}"
         " --data {params.data} --out {output.base} 2> {log}"
 
 
 rule rove_train:
     input:
-        code=src("rove", "train", "algos") + ROVE_CD_CODE,
+        code=[*src("rove", "train", "algos"), *ROVE_CD_CODE],
         config=ROVE_CFG,
         train=rules.rove_fetch.output.train,
         base=rules.rove_sft.output.base,
@@ -103,47 +111,49 @@ rule rove_train:
         train_log=f"{ROVE_CD}/{{method}}/seed{{seed}}/train_log.json",
     params:
         scale=SCALE,
-        data=ROVE_DATA,
-        out=lambda w: f"{ROVE_CD}/{w.method}/seed{w.seed}",
+        data=lambda w, input: os.path.dirname(input.train),
+        out=lambda w, output: os.path.dirname(output.train_log),
     resources:
         gpu=1 if SCALE == "full" else 0,
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/train_{{method}}_seed{{seed}}.log",
     message:
         "ROVER: Countdown RL with {wildcards.method}, seed {wildcards.seed}"
     shell:
-        "{PY} -m repro.papers.rove.train --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.train --config {input.config} --scale {params.scale}"
         " --method {wildcards.method} --seed {wildcards.seed} --data {params.data}"
         " --base {input.base} --out {params.out} 2> {log}"
 
 
-def _rove_policy(w):
-    if w.evalmethod == "base":
-        return rules.rove_sft.output.base
-    return f"{ROVE_CD}/{w.evalmethod}/seed{w.seed}/policy"
-
-
 rule rove_evaluate:
     input:
-        code=src("rove", "evaluate") + ROVE_CD_CODE,
+        code=[*src("rove", "evaluate"), *ROVE_CD_CODE],
         config=ROVE_CFG,
         test=rules.rove_fetch.output.test,
-        policy=_rove_policy,
+        policy=lambda w: (
+            rules.rove_sft.output.base
+            if w.evalmethod == "base"
+            else f"{ROVE_CD}/{w.evalmethod}/seed{w.seed}/policy"
+        ),
     output:
         metrics=f"{ROVE_CD}/eval/{{evalmethod}}_seed{{seed}}.json",
     wildcard_constraints:
         evalmethod="|".join(["base", *ROVE_METHODS]),
     params:
         scale=SCALE,
-        data=ROVE_DATA,
+        data=lambda w, input: os.path.dirname(input.test),
     resources:
         gpu=1 if SCALE == "full" else 0,
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/evaluate_{{evalmethod}}_seed{{seed}}.log",
     message:
         "ROVER: evaluate {wildcards.evalmethod} (seed {wildcards.seed}) on held-out problems"
     shell:
-        "{PY} -m repro.papers.rove.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.evaluate --config {input.config} --scale {params.scale}"
         " --method {wildcards.evalmethod} --seed {wildcards.seed} --data {params.data}"
         " --policy {input.policy} --out {output.metrics} 2> {log}"
 
@@ -155,7 +165,7 @@ ROVE_FIGURES = [f"{ROVE_OUT}/figures/{f}.png" for f in ("toy_policies", "passk",
 
 rule rove_report:
     input:
-        code=src("rove", "report", "plots") + CORE_JOB + core("tables", "claims", "plotting"),
+        code=[*src("rove", "report", "plots"), *CORE_JOB, *core("tables", "claims", "plotting", "metrics")],
         config=ROVE_CFG,
         toy=rules.rove_toy.output.metrics,
         theorem=rules.rove_theorem.output.result,
@@ -169,13 +179,15 @@ rule rove_report:
         records=f"{ROVE_OUT}/records.json",
     params:
         scale=SCALE,
-        out=ROVE_OUT,
+        out=lambda w, output: os.path.dirname(output.claims_json),
+    conda:
+        ENV
     log:
         f"{ROVE_LOGS}/report.log",
     message:
         "ROVER: tables, figures and the claims ledger"
     shell:
-        "{PY} -m repro.papers.rove.report --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.rove.report --config {input.config} --scale {params.scale}"
         " --toy {input.toy} --theorem {input.theorem} --evals {input.evals}"
         " --train-logs {input.train_logs} --out {params.out} 2> {log}"
 
@@ -184,7 +196,7 @@ rule paper_rove:
     input:
         rules.rove_report.output,
     message:
-        "ROVER reproduced at scale " + SCALE
+        f"ROVER reproduced at scale {SCALE}"
 
 
 PAPERS["rove"] = {"claims": rules.rove_report.output.claims_json}

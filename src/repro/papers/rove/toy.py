@@ -100,7 +100,7 @@ class ToyConfig:
 
 
 def parse_method(name: str) -> tuple[str, float | None]:
-    """Split a method name into (kind, rho): kind is 'q_learning', 'rover_greedy' or 'rover_soft'."""
+    """Split a method name into (kind, rho); kind: 'q_learning', 'rover_greedy' or 'rover_soft'."""
     if name in ("q_learning", "rover_greedy"):
         return name, None
     m = _RHO.match(name)

@@ -1,0 +1,69 @@
+"""Fixtures that build a temporary copy of the repo and run the real pipeline in it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+MIRROR = (REPO.parent / "shared" / "data").resolve()
+COPIED = ["Snakefile", "workflow", "config", "src", "profiles", "pyproject.toml"]
+
+
+def copy_repo(dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        src = REPO / name
+        if src.is_symlink():
+            os.symlink(os.readlink(src), dest / name)
+        elif src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny",
+              **config: str) -> subprocess.CompletedProcess:
+    overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
+    cmd = [SNAKEMAKE, *args, "--config", *(f"{k}={v}" for k, v in overrides.items())]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(workdir: Path, target: str) -> dict[str, int]:
+    """The jobs Snakemake would run for `target` now: rule -> count (from the dry-run stats)."""
+    out = snakemake(workdir, "-n", target).stdout
+    if "Nothing to be done" in out:
+        return {}
+    stats = out.split("Job stats:")[1].split("\n\n")[0]
+    jobs = {}
+    for line in stats.splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if m and m.group(1) != "total":
+            jobs[m.group(1)] = int(m.group(2))
+    return jobs
+
+
+@pytest.fixture(scope="session")
+def tiny_rove(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_rove --config scale=tiny` has run to completion."""
+    root = copy_repo(tmp_path_factory.mktemp("rove_tiny") / "repo")
+    snakemake(root, "paper_rove", "--cores", "2")
+    return root
+
+
+def copy_finished(src: Path, dest: Path) -> Path:
+    """Copy a finished run (mtimes and Snakemake metadata kept) to try an edit on it."""
+    shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
+    return dest

@@ -1,0 +1,109 @@
+"""ROVER's whole DAG at tiny scale, and the plans Snakemake makes after edits."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pandas as pd
+import yaml
+
+from conftest import copy_finished, copy_repo, planned_jobs, snakemake
+
+ROVE_RULES = {"rove_fetch", "rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
+              "rove_report", "paper_rove"}
+
+
+def _settings(root):
+    from repro.core.config import resolve_scale
+    return resolve_scale(yaml.safe_load((root / "config/papers/rove.yaml").read_text()), "tiny")
+
+
+def _touch(path):
+    t = time.time() + 5  # strictly newer than every output
+    os.utime(path, (t, t))
+
+
+def test_fresh_plan_covers_the_whole_rove_dag(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    s = _settings(root)
+    n_runs = len(s["countdown"]["methods"]) * len(s["seeds"])
+    jobs = planned_jobs(root, "paper_rove")
+    assert set(jobs) == ROVE_RULES
+    assert jobs["rove_train"] == n_runs
+    assert jobs["rove_evaluate"] == n_runs + len(s["seeds"])  # + the base policy per seed
+    assert jobs["rove_sft"] == jobs["rove_fetch"] == 1
+    all_jobs = planned_jobs(root, "all")
+    assert all_jobs.get("summary") == 1 and set(all_jobs) - {"summary", "all"} <= ROVE_RULES
+
+
+def test_tiny_dag_outputs(tiny_rove):
+    out = tiny_rove / "results/tiny/rove"
+    claims = json.loads((out / "claims.json").read_text())
+    cfg = yaml.safe_load((tiny_rove / "config/papers/rove.yaml").read_text())
+    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
+    for c in claims:
+        assert c["verdict"] in {"holds", "does not hold", "not testable at this scale"}
+        assert c["claim"] and isinstance(c["values"], dict)
+    cd = pd.read_csv(out / "tables/countdown.csv")
+    assert list(cd["method"]) == ["base", *_settings(tiny_rove)["countdown"]["methods"]]
+    assert any("paper" in col for col in cd.columns)
+    assert "0.7" in (out / "tables/countdown.md").read_text()  # the paper's avg@64, labelled
+    toy = pd.read_csv(out / "tables/toy.csv")
+    assert set(toy["method"]) == set(_settings(tiny_rove)["toy"]["methods"])
+    for fig in ("toy_policies", "passk", "entropy"):
+        assert (out / f"figures/{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "rove" in (tiny_rove / "results/tiny/rove/claims.md").read_text()
+    assert list((tiny_rove / "logs/tiny/rove").glob("train_*.log"))
+
+
+def test_finished_dag_plans_nothing(tiny_rove):
+    assert planned_jobs(tiny_rove, "paper_rove") == {}
+
+
+def test_editing_train_code_reruns_only_rove_train_evaluate_report(tiny_rove, tmp_path):
+    root = copy_finished(tiny_rove, tmp_path / "edit_train")
+    _touch(root / "src/repro/papers/rove/train.py")
+    s = _settings(root)
+    n_runs = len(s["countdown"]["methods"]) * len(s["seeds"])
+    jobs = planned_jobs(root, "paper_rove")
+    assert jobs == {"rove_train": n_runs, "rove_evaluate": n_runs, "rove_report": 1,
+                    "paper_rove": 1}
+
+
+def test_editing_plot_code_reruns_only_the_report(tiny_rove, tmp_path):
+    root = copy_finished(tiny_rove, tmp_path / "edit_plots")
+    _touch(root / "src/repro/papers/rove/plots.py")
+    assert planned_jobs(root, "paper_rove") == {"rove_report": 1, "paper_rove": 1}
+
+
+def test_html_report_shows_tables_and_figures(tiny_rove, tmp_path):
+    root = copy_finished(tiny_rove, tmp_path / "report")
+    snakemake(root, "paper_rove", "--report", "report.html")
+    html = (root / "report.html").read_text(errors="replace")
+    for name in ("countdown.md", "toy_policies.png", "passk.png", "claims.md"):
+        assert name in html
+
+
+def test_bad_config_fails_before_any_job_with_one_line(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    proc = snakemake(root, "-n", "paper_rove", scale="huge", check=False)
+    assert proc.returncode != 0
+    line = [ln for ln in proc.stderr.splitlines() if "config error" in ln]
+    assert len(line) == 1 and "'huge'" in line[0] and "'tiny', 'small', 'full'" in line[0]
+    assert not (root / "results").exists()
+
+
+def test_workflow_is_lint_clean(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    proc = snakemake(root, "--lint")
+    assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
+
+
+def test_all_writes_the_summary(tiny_rove, tmp_path):
+    root = copy_finished(tiny_rove, tmp_path / "all")
+    snakemake(root, "all", "--cores", "1")
+    text = (root / "results/tiny/summary.md").read_text()
+    claims = json.loads((root / "results/tiny/rove/claims.json").read_text())
+    assert text.count("| rove |") == len(claims)
