@@ -8,7 +8,6 @@ import time
 
 import pandas as pd
 import yaml
-
 from conftest import copy_finished, copy_repo, planned_jobs, snakemake
 
 ROVE_RULES = {"rove_fetch", "rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",

@@ -10,15 +10,15 @@ import numpy as np
 
 
 def seed_everything(seed: int, deterministic: bool = True) -> np.random.Generator:
-    """Seed python, numpy and (if already imported or importable) torch; return a numpy Generator.
+    """Seed python, numpy and (if the job imported it) torch; return a numpy Generator.
 
-    Torch is seeded only when it is importable, so light jobs do not pay for importing it.
+    Torch is seeded only when already imported, so light jobs never pay for importing it.
     On CPU, `deterministic=True` plus a single intra-op thread gives byte-identical results.
     """
     random.seed(seed)
     np.random.seed(seed % (2**32))
     os.environ.setdefault("PYTHONHASHSEED", str(seed))
-    if "torch" in sys.modules or _torch_available():
+    if "torch" in sys.modules:
         import torch
 
         torch.manual_seed(seed)
@@ -26,9 +26,3 @@ def seed_everything(seed: int, deterministic: bool = True) -> np.random.Generato
             torch.use_deterministic_algorithms(True, warn_only=True)
             os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     return np.random.default_rng(seed)
-
-
-def _torch_available() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("torch") is not None

@@ -47,9 +47,10 @@ def toy_table(toy: dict[str, Any], reported: list[dict[str, Any]]) -> pd.DataFra
         rows.append({
             "method": m,
             "success rate (ours)": _pm(vals[(m, "toy_success")]),
-            "modes covered of 4 (ours)": _pm(vals[(m, "toy_modes")]),
+            "modes >= 5% of all episodes (ours)": _pm(vals[(m, "toy_modes")]),
+            "modes >= 5% of successes (ours)": _pm(vals[(m, "toy_modes_given_success")]),
             "success (paper, Fig. 5)": paper_value(reported, m, "toy_success"),
-            "modes (paper, Fig. 5)": paper_value(reported, m, "toy_modes"),
+            "modes of 4 (paper, Fig. 5)": paper_value(reported, m, "toy_modes_given_success"),
         })
     return pd.DataFrame(rows)
 
