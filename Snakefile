@@ -15,6 +15,9 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/rove.smk"
 
 
+localrules: all, summary
+
+
 rule all:
     input:
         summary=f"{RESULTS}/summary.md",

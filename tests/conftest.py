@@ -14,7 +14,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MIRROR = (REPO.parent / "shared" / "data").resolve()
-COPIED = ["Snakefile", "workflow", "config", "src", "profiles", "pyproject.toml"]
+COPIED = ["Snakefile", "workflow", "config", "src", "profiles", "pyproject.toml", "environment.yml"]
 
 
 def copy_repo(dest: Path) -> Path:

@@ -1,6 +1,8 @@
 # ROVER (arXiv 2509.24981): Fig. 5 toy, the uniform-Q theorem, Countdown RL.
 # fetch -> train (toy, theorem, sft warm-up, RL per method x seed) -> evaluate -> report.
 
+localrules: rove_fetch, rove_report, paper_rove  # run where snakemake runs, never via SLURM
+
 ROVE_CFG, ROVE = paper_settings("rove", SCALE)
 ROVE_OUT = f"{RESULTS}/rove"
 ROVE_DATA = f"{DATA}/rove/{SCALE}"
@@ -107,12 +109,11 @@ rule rove_train:
         train=rules.rove_fetch.output.train,
         base=rules.rove_sft.output.base,
     output:
-        policy=directory(f"{ROVE_CD}/{{method}}/seed{{seed}}/policy"),
-        train_log=f"{ROVE_CD}/{{method}}/seed{{seed}}/train_log.json",
+        # the trained policy checkpoint, with train_log.json (reward, entropy per step) beside it
+        run=directory(f"{ROVE_CD}/{{method}}/seed{{seed}}"),
     params:
         scale=SCALE,
         data=lambda w, input: os.path.dirname(input.train),
-        out=lambda w, output: os.path.dirname(output.train_log),
     resources:
         gpu=1 if SCALE == "full" else 0,
     conda:
@@ -124,7 +125,7 @@ rule rove_train:
     shell:
         "python -m repro.papers.rove.train --config {input.config} --scale {params.scale}"
         " --method {wildcards.method} --seed {wildcards.seed} --data {params.data}"
-        " --base {input.base} --out {params.out} 2> {log}"
+        " --base {input.base} --out {output.run} 2> {log}"
 
 
 rule rove_evaluate:
@@ -135,7 +136,7 @@ rule rove_evaluate:
         policy=lambda w: (
             rules.rove_sft.output.base
             if w.evalmethod == "base"
-            else f"{ROVE_CD}/{w.evalmethod}/seed{w.seed}/policy"
+            else f"{ROVE_CD}/{w.evalmethod}/seed{w.seed}"
         ),
     output:
         metrics=f"{ROVE_CD}/eval/{{evalmethod}}_seed{{seed}}.json",
@@ -170,7 +171,7 @@ rule rove_report:
         toy=rules.rove_toy.output.metrics,
         theorem=rules.rove_theorem.output.result,
         evals=expand(f"{ROVE_CD}/eval/{{m}}_seed{{s}}.json", m=ROVE_EVAL_METHODS, s=ROVE_SEEDS),
-        train_logs=expand(f"{ROVE_CD}/{{m}}/seed{{s}}/train_log.json", m=ROVE_METHODS, s=ROVE_SEEDS),
+        runs=expand(f"{ROVE_CD}/{{m}}/seed{{s}}", m=ROVE_METHODS, s=ROVE_SEEDS),
     output:
         tables=[report(t, category="ROVER", subcategory="tables") for t in ROVE_TABLES],
         figures=[report(f, category="ROVER", subcategory="figures") for f in ROVE_FIGURES],
@@ -189,7 +190,7 @@ rule rove_report:
     shell:
         "python -m repro.papers.rove.report --config {input.config} --scale {params.scale}"
         " --toy {input.toy} --theorem {input.theorem} --evals {input.evals}"
-        " --train-logs {input.train_logs} --out {params.out} 2> {log}"
+        " --train-runs {input.runs} --out {params.out} 2> {log}"
 
 
 rule paper_rove:

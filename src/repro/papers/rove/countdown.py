@@ -94,7 +94,7 @@ def _parse(eq: str) -> ast.AST:
     if not _EQ_CHARS_RE.match(eq):
         raise _BadExpr("characters outside digits, + - * / ( ) and spaces")
     try:
-        tree = ast.parse(eq, mode="eval").body
+        tree = ast.parse(eq.strip(), mode="eval").body
     except SyntaxError as e:
         raise _BadExpr("not an expression") from e
     _check(tree)
@@ -268,6 +268,11 @@ def reachable_targets(nums: tuple[int, ...]) -> dict[int, int]:
     return {k: len(v) for k, v in seen.items()}
 
 
+def solutions(p: Problem) -> tuple[str, ...]:
+    """Every correct equation of a small problem (brute force over `all_equations`)."""
+    return tuple(e for e in all_equations(tuple(sorted(p.nums))) if check_equation(e, p))
+
+
 def random_equation(nums: Sequence[int], rng: np.random.Generator) -> str:
     """A random valid-format expression over `nums` (random order, tree shape and operators):
     the supervised warm-up data, which teaches the format but not the arithmetic."""
@@ -287,9 +292,11 @@ def generate_problems(
     max_target: int = 30,
     exclude: set[tuple[tuple[int, ...], int]] | None = None,
 ) -> list[Problem]:
-    """TinyZero-style generator: draw the numbers, then a target uniformly among the integer
-    values in [min_target, max_target] that some equation reaches (so every problem is
-    solvable). Keys in `exclude` (e.g. the test set) and duplicates are skipped."""
+    """TinyZero-style generator: draw the numbers, then the target as the value of a random
+    equation over them, kept when it is an integer in [min_target, max_target]. Every problem is
+    solvable, and targets reached by many equations are drawn more often, so a good share of
+    problems has several distinct solutions (what the diversity metric needs). Keys in
+    `exclude` (e.g. the test set) and duplicates are skipped."""
     seen = set(exclude or ())
     out: list[Problem] = []
     budget = 200 * n + 1000
@@ -297,10 +304,13 @@ def generate_problems(
         budget -= 1
         k = int(rng.integers(n_numbers[0], n_numbers[1] + 1))
         nums = tuple(int(x) for x in rng.integers(1, max_number + 1, size=k))
-        reach = sorted(t for t in reachable_targets(tuple(sorted(nums))) if min_target <= t <= max_target)
-        if not reach:
+        try:
+            v = _value(_parse(random_equation(nums, rng)))
+        except ZeroDivisionError:
             continue
-        p = Problem(nums, int(reach[int(rng.integers(len(reach)))]))
+        if v.denominator != 1 or not min_target <= v <= max_target:
+            continue
+        p = Problem(nums, int(v))
         if p.key() in seen:
             continue
         seen.add(p.key())

@@ -19,8 +19,9 @@ METHOD_STYLE = {
 }
 
 
-def plot_toy_policies(policies: Mapping[str, Mapping[str, Any]], rewarding: Sequence[str],
-                      path: str | Path) -> None:
+def plot_toy_policies(
+    policies: Mapping[str, Mapping[str, Any]], rewarding: Sequence[str], path: str | Path
+) -> None:
     """Probability of each rewarding sequence (and of failing) under each learned policy,
     averaged over seeds: ROVER spreads over all modes, greedy methods collapse onto one."""
     methods = list(policies)
@@ -46,8 +47,9 @@ def plot_toy_policies(policies: Mapping[str, Mapping[str, Any]], rewarding: Sequ
     save_figure(fig, path)
 
 
-def plot_passk(curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-               path: str | Path) -> None:
+def plot_passk(
+    curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], path: str | Path
+) -> None:
     """curves: method -> (ks, mean pass@k over seeds, sd over seeds)."""
     fig, ax = subplots(figsize=(5.2, 3.6))
     for m, (ks, mean, sd) in curves.items():
@@ -62,8 +64,9 @@ def plot_passk(curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     save_figure(fig, path)
 
 
-def plot_entropy(series: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-                 path: str | Path) -> None:
+def plot_entropy(
+    series: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], path: str | Path
+) -> None:
     """series: method -> (steps, mean token entropy of rollouts over seeds, sd)."""
     fig, ax = subplots(figsize=(5.2, 3.6))
     for m, (steps, mean, sd) in series.items():

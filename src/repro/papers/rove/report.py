@@ -44,44 +44,65 @@ def toy_table(toy: dict[str, Any], reported: list[dict[str, Any]]) -> pd.DataFra
     vals = _by(toy["records"])
     rows = []
     for m in toy["policies"]:
-        rows.append({
-            "method": m,
-            "success rate (ours)": _pm(vals[(m, "toy_success")]),
-            "modes >= 5% of all episodes (ours)": _pm(vals[(m, "toy_modes")]),
-            "modes >= 5% of successes (ours)": _pm(vals[(m, "toy_modes_given_success")]),
-            "success (paper, Fig. 5)": paper_value(reported, m, "toy_success"),
-            "modes of 4 (paper, Fig. 5)": paper_value(reported, m, "toy_modes_given_success"),
-        })
+        rows.append(
+            {
+                "method": m,
+                "success rate (ours)": _pm(vals[(m, "toy_success")]),
+                "modes >= 5% of all episodes (ours)": _pm(vals[(m, "toy_modes")]),
+                "modes >= 5% of successes (ours)": _pm(vals[(m, "toy_modes_given_success")]),
+                "success (paper, Fig. 5)": paper_value(reported, m, "toy_success"),
+                "modes of 4 (paper, Fig. 5)": paper_value(reported, m, "toy_modes_given_success"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def theorem_table(th: dict[str, Any]) -> pd.DataFrame:
     rows = [
-        {"setting": "tree MDP, binary terminal rewards (the theorem's assumptions)",
-         "MDPs": th["n_mdps"], "states checked": th["n_states_checked"],
-         "violations": th["n_violations"]},
-        {"setting": f"control: {th['control']['assumption_broken']}",
-         "MDPs": th["control"]["n_mdps"], "states checked": th["control"]["n_states_checked"],
-         "violations": th["control"]["n_violations"]},
+        {
+            "setting": "tree MDP, binary terminal rewards (the theorem's assumptions)",
+            "MDPs": th["n_mdps"],
+            "states checked": th["n_states_checked"],
+            "violations": th["n_violations"],
+        },
+        {
+            "setting": f"control: {th['control']['assumption_broken']}",
+            "MDPs": th["control"]["n_mdps"],
+            "states checked": th["control"]["n_states_checked"],
+            "violations": th["control"]["n_violations"],
+        },
     ]
     return pd.DataFrame(rows)
 
 
-def countdown_table(records: list[dict[str, Any]], methods: list[str],
-                    reported: list[dict[str, Any]]) -> pd.DataFrame:
+def countdown_table(
+    records: list[dict[str, Any]], methods: list[str], reported: list[dict[str, Any]]
+) -> pd.DataFrame:
     vals = _by(records)
     metrics = sorted({r["metric"] for r in records if r["metric"].startswith("avg@")})
-    metrics += [m for m in ("pass@1", "pass@8", "pass@64", "distinct_correct", "entropy",
-                            "train_entropy_final") if any(k[1] == m for k in vals)]
+    metrics += [
+        m
+        for m in (
+            "pass@1",
+            "pass@8",
+            "pass@64",
+            "distinct_correct",
+            "entropy",
+            "train_entropy_final",
+        )
+        if any(k[1] == m for k in vals)
+    ]
     rows = []
     for m in methods:
         row: dict[str, Any] = {"method": m}
         for metric in metrics:
             row[f"{metric} (ours)"] = _pm(vals[(m, metric)])
         row[f"avg@64 (paper: {COUNTDOWN_SETTING}, read off Fig. 3)"] = paper_value(
-            reported, m, "avg@64", COUNTDOWN_SETTING)
+            reported, m, "avg@64", COUNTDOWN_SETTING
+        )
         row[f"pass@1 (paper: {MATH_SETTING}, Tab. 1; not comparable)"] = paper_value(
-            reported, m, "pass@1", MATH_SETTING)
+            reported, m, "pass@1", MATH_SETTING
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -93,7 +114,7 @@ def passk_curves(evals: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, ...
         pp = ev["per_problem"]
         n = min(p["n"] for p in pp)
         ks = np.unique(np.round(np.geomspace(1, n, num=min(n, 16))).astype(int))
-        curve = np.array([np.mean([pass_at_k(p["n"], p["n_correct"], k) for p in pp]) for k in ks])
+        curve = np.array([np.mean([pass_at_k(p["n"], p["correct"], k) for p in pp]) for k in ks])
         per_method[ev["records"][0]["method"]].append((ks, curve))
     out = {}
     for m, runs in per_method.items():
@@ -122,9 +143,15 @@ def train_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     recs = []
     for tl in train_logs:
         ent = [s["entropy"] for s in tl["steps"]]
-        tail = ent[-max(1, len(ent) // 10):]
-        recs.append({"method": tl["method"], "metric": "train_entropy_final", "seed": tl["seed"],
-                     "value": float(np.mean(tail))})
+        tail = ent[-max(1, len(ent) // 10) :]
+        recs.append(
+            {
+                "method": tl["method"],
+                "metric": "train_entropy_final",
+                "seed": tl["seed"],
+                "value": float(np.mean(tail)),
+            }
+        )
     return recs
 
 
@@ -139,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--toy", required=True)
     ap.add_argument("--theorem", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
-    ap.add_argument("--train-logs", nargs="+", required=True)
+    ap.add_argument("--train-runs", nargs="+", required=True,
+                    help="RL run directories, each with its train_log.json")
     ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args(argv)
 
@@ -149,24 +177,40 @@ def main(argv: list[str] | None = None) -> None:
     toy = read_json(a.toy)
     th = read_json(a.theorem)
     evals = [read_json(p) for p in a.evals]
-    logs = [read_json(p) for p in a.train_logs]
+    logs = [read_json(Path(p) / "train_log.json") for p in a.train_runs]
     methods = ["base", *settings["countdown"]["methods"]]
     cd_records = [r for ev in evals for r in ev["records"]] + train_records(logs)
     records = toy["records"] + th["records"] + cd_records
 
     tables = a.out / "tables"
-    write_table(toy_table(toy, reported), tables, "toy",
-                f"Fig. 5 toy (scale {a.scale}): mean ± sd over {len(settings['seeds'])} seeds; "
-                "the paper's columns are read off its Fig. 5.")
-    write_table(theorem_table(th), tables, "theorem",
-                "Theorem check: greedy w.r.t. the uniform-policy Q is optimal (violations = states "
-                "where an argmax action loses optimal value).")
-    write_table(countdown_table(cd_records, methods, reported), tables, "countdown",
-                f"Countdown RL (scale {a.scale}): ours are mean ± sd over seeds on held-out "
-                "problems. Paper columns come from different models and data (labelled), shown "
-                "for orientation only.")
-    write_table(reported_table(reported), tables, "paper_reported",
-                "The paper's own numbers (not ours), with their source and setting.")
+    write_table(
+        toy_table(toy, reported),
+        tables,
+        "toy",
+        f"Fig. 5 toy (scale {a.scale}): mean ± sd over {len(settings['seeds'])} seeds; "
+        "the paper's columns are read off its Fig. 5.",
+    )
+    write_table(
+        theorem_table(th),
+        tables,
+        "theorem",
+        "Theorem check: greedy w.r.t. the uniform-policy Q is optimal (violations = states "
+        "where an argmax action loses optimal value).",
+    )
+    write_table(
+        countdown_table(cd_records, methods, reported),
+        tables,
+        "countdown",
+        f"Countdown RL (scale {a.scale}): ours are mean ± sd over seeds on held-out "
+        "problems. Paper columns come from different models and data (labelled), shown "
+        "for orientation only.",
+    )
+    write_table(
+        reported_table(reported),
+        tables,
+        "paper_reported",
+        "The paper's own numbers (not ours), with their source and setting.",
+    )
 
     figs = a.out / "figures"
     rewarding = settings["toy"]["rewarding"]

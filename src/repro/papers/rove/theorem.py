@@ -137,8 +137,10 @@ def binary_rewards(
     forest: Forest, cfg: TheoremConfig, rng: np.random.Generator
 ) -> list[np.ndarray]:
     """R with prob p_reward at each leaf, 0 elsewhere; optionally one rewarded leaf per MDP."""
-    out = [np.where(forest.leaf_mask(d) & (rng.random(len(k)) < cfg.p_reward), cfg.reward, 0.0)
-           for d, k in enumerate(forest.n_children)]
+    out = [
+        np.where(forest.leaf_mask(d) & (rng.random(len(k)) < cfg.p_reward), cfg.reward, 0.0)
+        for d, k in enumerate(forest.n_children)
+    ]
     if cfg.ensure_rewarding_leaf:
         has = np.zeros(forest.n_trees, dtype=bool)
         for d, r in enumerate(out):
@@ -159,8 +161,10 @@ def binary_rewards(
 
 def uniform_rewards(forest: Forest, rng: np.random.Generator) -> list[np.ndarray]:
     """Control: terminal rewards ~ Uniform[0, 1], breaking the binary-reward assumption."""
-    return [np.where(forest.leaf_mask(d), rng.random(len(k)), 0.0)
-            for d, k in enumerate(forest.n_children)]
+    return [
+        np.where(forest.leaf_mask(d), rng.random(len(k)), 0.0)
+        for d, k in enumerate(forest.n_children)
+    ]
 
 
 def solve(forest: Forest, rewards: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -225,15 +229,31 @@ def run(cfg: TheoremConfig, seed: int) -> dict[str, Any]:
         "greedy_uniform_q_optimal": binary["n_violations"] == 0,
         "control": {
             "assumption_broken": "terminal rewards drawn uniformly from [0, 1] instead of {0, R} "
-                                 "(same tree shapes)",
-            **{k: control[k] for k in ("n_mdps", "n_states_checked", "n_states_with_choice",
-                                       "n_violations", "n_mdps_with_violation")},
+            "(same tree shapes)",
+            **{
+                k: control[k]
+                for k in (
+                    "n_mdps",
+                    "n_states_checked",
+                    "n_states_with_choice",
+                    "n_violations",
+                    "n_mdps_with_violation",
+                )
+            },
         },
         "records": [
-            {"method": "uniform_q_greedy", "metric": "theorem_optimal_fraction", "seed": seed,
-             "value": binary["optimal_fraction"]},
-            {"method": "uniform_q_greedy_nonbinary", "metric": "theorem_optimal_fraction",
-             "seed": seed, "value": control["optimal_fraction"]},
+            {
+                "method": "uniform_q_greedy",
+                "metric": "theorem_optimal_fraction",
+                "seed": seed,
+                "value": binary["optimal_fraction"],
+            },
+            {
+                "method": "uniform_q_greedy_nonbinary",
+                "metric": "theorem_optimal_fraction",
+                "seed": seed,
+                "value": control["optimal_fraction"],
+            },
         ],
     }
 
@@ -252,10 +272,18 @@ def main(argv: list[str] | None = None) -> None:
     out = run(cfg, int(settings["seeds"][0]))
     write_json(args.out, out)
     c = out["control"]
-    log.info("binary: %d MDPs, %d states checked, %d violations; control (%s): %d violations "
-             "in %d MDPs; wrote %s in %.1f s", out["n_mdps"], out["n_states_checked"],
-             out["n_violations"], "uniform [0,1] rewards", c["n_violations"],
-             c["n_mdps_with_violation"], args.out, time.perf_counter() - t0)
+    log.info(
+        "binary: %d MDPs, %d states checked, %d violations; control (%s): %d violations "
+        "in %d MDPs; wrote %s in %.1f s",
+        out["n_mdps"],
+        out["n_states_checked"],
+        out["n_violations"],
+        "uniform [0,1] rewards",
+        c["n_violations"],
+        c["n_mdps_with_violation"],
+        args.out,
+        time.perf_counter() - t0,
+    )
 
 
 if __name__ == "__main__":

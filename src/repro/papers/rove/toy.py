@@ -123,8 +123,9 @@ class ToyTree:
     vectorised recursion over a whole level).
     """
 
-    def __init__(self, actions: tuple[str, ...], depth: int, rewarding: tuple[str, ...],
-                 reward: float = 1.0) -> None:
+    def __init__(
+        self, actions: tuple[str, ...], depth: int, rewarding: tuple[str, ...], reward: float = 1.0
+    ) -> None:
         self.actions = tuple(actions)
         self.n = len(actions)
         self.depth = depth
@@ -203,8 +204,11 @@ def policy_metrics(env: ToyTree, seq_p: np.ndarray, threshold: float) -> dict[st
     p_modes = seq_p[good]
     success = float(p_modes.sum())
     modes_cond = int((p_modes / success >= threshold).sum()) if success > 0 else 0
-    return {"toy_success": success, "toy_modes": int((p_modes >= threshold).sum()),
-            "toy_modes_given_success": modes_cond}
+    return {
+        "toy_success": success,
+        "toy_modes": int((p_modes >= threshold).sum()),
+        "toy_modes_given_success": modes_cond,
+    }
 
 
 def run_rng(seed: int, method: str) -> np.random.Generator:
@@ -273,19 +277,26 @@ def run(cfg: ToyConfig, seeds: list[int], log: Any = None) -> dict[str, Any]:
                 "max_abs_err_vs_exact_q": float(np.abs(q - q_ref).max()),
             }
             if log is not None:
-                m = {r["metric"]: r["value"] for r in records[-len(METRICS):]}
-                log.info("%s seed %d: success %.4f modes %d (given success %d)", method, seed,
-                         m["toy_success"], m["toy_modes"], m["toy_modes_given_success"])
+                m = {r["metric"]: r["value"] for r in records[-len(METRICS) :]}
+                log.info(
+                    "%s seed %d: success %.4f modes %d (given success %d)",
+                    method,
+                    seed,
+                    m["toy_success"],
+                    m["toy_modes"],
+                    m["toy_modes_given_success"],
+                )
     return {
         "settings": {"seeds": list(seeds), **asdict(cfg)},
         "records": records,
         "policies": policies,
         "reference": {
             "note": "evaluation policy of each method applied to the exact Q-function "
-                    "(Q^uniform for ROVER, Q* for Q-learning), no learning",
+            "(Q^uniform for ROVER, Q* for Q-learning), no learning",
             "metrics": reference,
-            "q_uniform": {nm: row.tolist() for nm, row in zip(names, q_exact["uniform"],
-                                                               strict=True)},
+            "q_uniform": {
+                nm: row.tolist() for nm, row in zip(names, q_exact["uniform"], strict=True)
+            },
         },
     }
 

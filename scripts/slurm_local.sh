@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# A single-node SLURM cluster on this machine, for the SLURM test (tests/test_slurm.py) and for
+# trying `--workflow-profile workflow/profiles/slurm` without a real cluster.
+#
+#   bash scripts/slurm_local.sh start    # install (apt) if needed, configure, start, wait for idle
+#   bash scripts/slurm_local.sh status   # sinfo; exit 0 when the node takes jobs
+#   bash scripts/slurm_local.sh stop     # stop the daemons this script started
+#
+# Needs root (apt-get, daemons). Debian's slurm-wlm + munge; one node named `hostname -s` with
+# the CPUs and memory `slurmd -C` detects, one partition `debug` (default), cons_tres, no cgroups
+# (proctrack/linuxproc, task/none), no accounting database (so Snakemake's slurm plugin must use
+# `squeue` for job status; MinJobAge is a day so finished jobs stay visible to squeue and
+# `scontrol show job`). One fake GPU (gres gpu:1, no device file) lets a `--gpus=1` request be
+# scheduled, so a test can see that `gpu=1` becomes a gres/gpu request.
+# Controller and node talk over 127.0.0.1. Idempotent: `start` on a running cluster only checks.
+#
+# Exit status of `start`: 0 ready; 3 slurmctld cannot run here (not root, packages not
+# installable, foreign slurm.conf, or slurmctld itself fails): the last line says why;
+# 1 anything else (slurmd or the node failed): the last lines say why.
+set -uo pipefail
+
+CONF=/etc/slurm/slurm.conf
+GRES_CONF=/etc/slurm/gres.conf
+MARK="# written by papers-repro scripts/slurm_local.sh"
+STATE=/var/lib/repro-slurm
+LOGDIR=/var/log/repro-slurm
+RUN=/run/repro-slurm
+NODE=$(hostname -s)
+WAIT_S=${SLURM_LOCAL_WAIT_S:-60}
+
+say() { echo "slurm_local: $*" >&2; }
+cannot() { say "cannot start slurmctld: $*"; exit 3; }
+fail() { say "$*"; exit 1; }
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+node_state() { sinfo -h -N -n "$NODE" -o %T 2>/dev/null | head -1; }
+
+install() {
+  local need=()
+  command -v slurmctld >/dev/null || need+=(slurmctld)
+  command -v slurmd >/dev/null || need+=(slurmd)
+  command -v sbatch >/dev/null || need+=(slurm-client)
+  command -v munged >/dev/null || need+=(munge)
+  [ ${#need[@]} -eq 0 ] && return 0
+  say "installing ${need[*]} with apt-get"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends "${need[@]}"; } >"/tmp/slurm_local_apt.log" 2>&1 \
+    || cannot "apt-get install ${need[*]} failed (see /tmp/slurm_local_apt.log: $(tail -1 /tmp/slurm_local_apt.log))"
+}
+
+write_conf() {
+  if [ -f "$CONF" ] && ! grep -qF "$MARK" "$CONF"; then
+    cannot "$CONF exists and was not written by this script (a real cluster's config?); not touching it"
+  fi
+  # e.g. "NodeName=vm CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=24105"
+  local hw
+  hw=$(slurmd -C 2>/dev/null | head -1)
+  case "$hw" in
+    NodeName=*) ;;
+    *) hw="NodeName=$NODE CPUs=$(nproc) RealMemory=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 ))" ;;
+  esac
+  mkdir -p /etc/slurm "$STATE/ctld" "$STATE/d" "$LOGDIR" "$RUN"
+  cat >"$CONF.tmp" <<EOF
+$MARK
+# A one-node test cluster on loopback. Remove with: scripts/slurm_local.sh stop && rm $CONF
+ClusterName=repro
+SlurmctldHost=$NODE(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+SlurmctldPort=6817
+SlurmdPort=6818
+StateSaveLocation=$STATE/ctld
+SlurmdSpoolDir=$STATE/d
+SlurmctldPidFile=$RUN/slurmctld.pid
+SlurmdPidFile=$RUN/slurmd.pid
+SlurmctldLogFile=$LOGDIR/slurmctld.log
+SlurmdLogFile=$LOGDIR/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=2
+GresTypes=gpu
+MpiDefault=none
+ReturnToService=2
+MinJobAge=86400
+MaxJobCount=100000
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+MailProg=/bin/true
+$hw NodeAddr=127.0.0.1 NodeHostname=$NODE Gres=gpu:1 State=UNKNOWN
+PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+EOF
+  mv "$CONF.tmp" "$CONF"
+  printf '%s\nNodeName=%s Name=gpu File=/dev/null Count=1\n' "$MARK" "$NODE" >"$GRES_CONF"
+}
+
+start_munge() {
+  if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then return 0; fi
+  if [ ! -s /etc/munge/munge.key ]; then
+    mungekey --create --keyfile=/etc/munge/munge.key 2>/dev/null \
+      || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
+  fi
+  chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge:munge /run/munge /var/log/munge /var/lib/munge
+  runuser -u munge -- /usr/sbin/munged 2>"$LOGDIR/munged.err" \
+    || cannot "munged failed: $(tail -1 "$LOGDIR/munged.err")"
+  touch "$RUN/munged.ours"  # so `stop` stops only a munged this script started
+  for _ in $(seq 20); do
+    munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && return 0
+    sleep 0.25
+  done
+  cannot "munge does not answer (see /var/log/munge/munged.log)"
+}
+
+start() {
+  [ "$(id -u)" -eq 0 ] || cannot "needs root (apt-get install slurm-wlm munge, and the daemons)"
+  install
+  case "$(node_state)" in
+    idle|mixed|allocated) alive "$RUN/slurmctld.pid" && { say "already running: $NODE $(node_state)"; return 0; } ;;
+  esac
+  write_conf
+  start_munge
+  alive "$RUN/slurmctld.pid" || {
+    slurmctld -i 2>"$LOGDIR/slurmctld.err" \
+      || cannot "slurmctld failed: $(tail -1 "$LOGDIR/slurmctld.err") $(tail -2 "$LOGDIR/slurmctld.log" 2>/dev/null)"
+  }
+  for _ in $(seq 20); do
+    scontrol ping 2>/dev/null | grep -q "is UP" && break
+    alive "$RUN/slurmctld.pid" || sleep 0.5
+    sleep 0.5
+  done
+  scontrol ping 2>/dev/null | grep -q "is UP" \
+    || cannot "slurmctld does not answer: $(tail -3 "$LOGDIR/slurmctld.log" 2>/dev/null | tr '\n' ' ')"
+  alive "$RUN/slurmd.pid" || {
+    slurmd 2>"$LOGDIR/slurmd.err" \
+      || fail "slurmd failed: $(tail -1 "$LOGDIR/slurmd.err") $(tail -2 "$LOGDIR/slurmd.log" 2>/dev/null)"
+  }
+  local t0=$SECONDS state
+  while [ $((SECONDS - t0)) -lt "$WAIT_S" ]; do
+    state=$(node_state)
+    case "$state" in
+      idle|mixed|allocated) say "ready: node $NODE $state, partition debug ($(( SECONDS - t0 ))s)"; return 0 ;;
+      down*|drain*|drained*) scontrol update nodename="$NODE" state=resume 2>/dev/null ;;
+    esac
+    sleep 1
+  done
+  fail "node $NODE not idle after ${WAIT_S}s (state: ${state:-unknown}; $(sinfo -h -R 2>/dev/null | head -1)); slurmd log: $(tail -3 "$LOGDIR/slurmd.log" 2>/dev/null | tr '\n' ' ')"
+}
+
+stop_pid() {  # stop one daemon by its pid file, wait for it to exit
+  local pidfile=$1 pid
+  alive "$pidfile" || return 0
+  pid=$(cat "$pidfile")
+  kill "$pid"
+  for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.25; done
+  kill -9 "$pid" 2>/dev/null
+}
+
+stop() {
+  [ -f "$CONF" ] && ! grep -qF "$MARK" "$CONF" && fail "$CONF is not ours; not stopping anything"
+  stop_pid "$RUN/slurmd.pid"
+  stop_pid "$RUN/slurmctld.pid"
+  [ -f "$RUN/munged.ours" ] && stop_pid /run/munge/munged.pid && rm -f "$RUN/munged.ours"
+  say "stopped"
+}
+
+status() {
+  sinfo 2>&1
+  case "$(node_state)" in idle|mixed|allocated) return 0 ;; *) return 1 ;; esac
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac

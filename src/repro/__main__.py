@@ -1,0 +1,59 @@
+"""`python -m repro <command>`: artifact sharing around the Snakemake workflow.
+
+    python -m repro dvc-yaml              # regenerate dvc.yaml from the workflow
+    python -m repro push rove --scale small
+    python -m repro restore rove --scale small
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from repro.core.io import write_text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m repro", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("dvc-yaml", help="write dvc.yaml generated from the Snakemake workflow")
+    g.add_argument("--check", action="store_true", help="fail if dvc.yaml is out of date")
+    for name, what in (("push", "push a paper's artifacts and the run cache to the remote"),
+                       ("restore", "pull a paper's artifacts; make Snakemake accept them")):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("paper")
+        p.add_argument("--scale", default="small", choices=["tiny", "small", "full"])
+        p.add_argument("--remote", default=None, help="DVC remote name (default: the default)")
+    a = ap.parse_args(argv)
+    repo = Path.cwd()
+
+    from repro import artifacts
+
+    try:
+        if a.cmd == "dvc-yaml":
+            text = artifacts.dvc_yaml(repo)
+            if a.check:
+                if (repo / "dvc.yaml").read_text() != text:
+                    print("dvc.yaml is out of date: run `python -m repro dvc-yaml`",
+                          file=sys.stderr)
+                    return 1
+                return 0
+            write_text(repo / "dvc.yaml", text)
+        elif a.cmd == "push":
+            names = artifacts.push(repo, a.paper, a.scale, a.remote)
+            print(f"pushed {', '.join(names)}; now commit dvc.lock "
+                  f"(git add dvc.lock && git commit -m 'artifacts: {a.paper} {a.scale}')")
+        else:
+            r = artifacts.restore(repo, a.paper, a.scale, a.remote)
+            print(f"restored {a.paper} ({a.scale}): accepted {len(r['accepted'])} stage(s), "
+                  f"left {len(r['rerun'])} for Snakemake to rerun")
+    except artifacts.ArtifactError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
+
+    python -m repro.papers.rove.data --config config/papers/rove.yaml --scale small \
+        --mirror ../shared/data --out data/rove/small
+
+- `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
+  on the HF hub (TinyZero's split); test = ROVER's 1,024-problem test set, read from the mirror
+  (`<mirror>/countdown/test.parquet`), else downloaded from the ROVER repo, else rebuilt as
+  TinyZero's test slice of the hub dataset. Test problems are removed from train by key.
+- `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
+  ~0.5M-parameter character model can work with; train and test are disjoint by key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from repro.core.config import load_settings
+from repro.core.io import write_json, write_text
+from repro.core.progress import get_logger
+from repro.core.seeding import seed_everything
+from repro.papers.rove.countdown import Problem, generate_problems
+
+log = get_logger("rove.data")
+
+
+def read_problems(path: str | Path) -> list[Problem]:
+    """Problems from a jsonl file written by this module."""
+    p = Path(path)
+    if not p.exists():
+        raise SystemExit(f"{p} not found: run `python -m repro.papers.rove.data` first")
+    return [Problem.from_json(json.loads(line)) for line in p.read_text().splitlines() if line]
+
+
+def _jsonl(problems: list[Problem]) -> str:
+    return "".join(json.dumps(p.to_json()) + "\n" for p in problems)
+
+
+def _frame_to_problems(df: Any) -> list[Problem]:
+    return [
+        Problem(tuple(int(x) for x in n), int(t))
+        for n, t in zip(df["nums"], df["target"], strict=True)
+    ]
+
+
+def _generated(
+    cfg: dict[str, Any], seed: int
+) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
+    rng = seed_everything(seed)
+    kw = {
+        "n_numbers": tuple(cfg["n_numbers"]),
+        "max_number": cfg["max_number"],
+        "min_target": cfg["min_target"],
+        "max_target": cfg["max_target"],
+    }
+    test = generate_problems(cfg["n_test"], rng, **kw)
+    train = generate_problems(cfg["n_train"], rng, exclude={p.key() for p in test}, **kw)
+    src = {
+        "source": "generator",
+        "seed": seed,
+        **{k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()},
+    }
+    return train, test, src
+
+
+def _hub_rows(cfg: dict[str, Any]) -> Any:
+    """The hub dataset's train split as a pandas frame (lazy import: full scale only)."""
+    try:
+        from datasets import load_dataset
+    except ImportError:
+        raise SystemExit(
+            "the `datasets` package is needed to fetch Countdown from the HF hub: "
+            "pip install -e '.[full]'"
+        ) from None
+    try:
+        ds = load_dataset(cfg["hub_dataset"], split="train", revision=cfg.get("hub_revision"))
+    except Exception as e:  # noqa: BLE001 - network errors come in many types
+        raise SystemExit(
+            f"cannot fetch {cfg['hub_dataset']} from the HF hub ({e.__class__.__name__}): check "
+            "the network or set HF_ENDPOINT to a reachable mirror"
+        ) from None
+    return ds.to_pandas()
+
+
+def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
+    import pandas as pd
+
+    n_train = cfg["hub_train_size"]
+    src: dict[str, Any] = {"source": "hub", "train": f"{cfg['hub_dataset']}[:{n_train}]"}
+    test_file = mirror / cfg["test_file"]
+    rows = None
+    if test_file.exists():
+        test = _frame_to_problems(pd.read_parquet(test_file))
+        src["test"] = f"mirror:{test_file}"
+    else:
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                dst = Path(tmp) / "test.parquet"
+                urllib.request.urlretrieve(cfg["test_url"], dst)  # noqa: S310 - fixed https URL
+                test = _frame_to_problems(pd.read_parquet(dst))
+            src["test"] = cfg["test_url"]
+        except Exception:  # noqa: BLE001 - fall back to the hub slice below
+            log.info("ROVER test set not in the mirror nor downloadable; using the hub test slice")
+            rows = _hub_rows(cfg)
+            test = _frame_to_problems(rows.iloc[n_train : n_train + cfg["n_test"]])
+            src["test"] = f"{cfg['hub_dataset']}[{n_train}:{n_train + cfg['n_test']}]"
+    if rows is None:
+        rows = _hub_rows(cfg)
+    held = {p.key() for p in test}
+    train = [p for p in _frame_to_problems(rows.iloc[:n_train]) if p.key() not in held]
+    return train, test, src
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--scale", required=True)
+    ap.add_argument("--mirror", default="../shared/data")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    settings = load_settings(args.config, args.scale)
+    cfg = settings["countdown"]["data"]
+    seed = int(settings["seeds"][0])
+    if cfg["source"] == "generator":
+        train, test, src = _generated(cfg, seed)
+    elif cfg["source"] == "hub":
+        train, test, src = _hub(cfg, Path(args.mirror))
+    else:
+        raise SystemExit(f"countdown.data.source {cfg['source']!r} is not one of generator, hub")
+    out = Path(args.out)
+    src.update(n_train=len(train), n_test=len(test))
+    write_text(out / "train.jsonl", _jsonl(train))
+    write_text(out / "test.jsonl", _jsonl(test))
+    write_json(out / "source.json", src)  # last: its presence means the other two are complete
+    log.info(
+        "countdown data: %d train, %d test (%s) -> %s", len(train), len(test), src["source"], out
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""RL on Countdown from the shared base policy: GRPO, GRPO (KL), GRPO clip-higher, or ROVER.
+
+    python -m repro.papers.rove.train --config config/papers/rove.yaml --scale small \
+        --method rover --seed 0 --data data/rove/small \
+        --base results/small/rove/countdown/base --out results/small/rove/countdown/rover/seed0
+
+Every method sees the same schedule: `steps` rollout batches of `prompts_per_step` problems x
+`group_size` samples, each batch split into `minibatches` gradient steps (so after the first
+one pi_old, the policy that sampled the batch, lags pi: PPO clipping and ROVER's pi_old matter).
+Only the loss differs (see algos.py). Writes the trained policy and `train_log.json`; a run
+killed mid-way resumes from `.<out>.resume/` when `checkpoint_every` > 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from repro.core.config import load_settings
+from repro.core.io import atomic_path, write_json
+from repro.core.progress import get_logger, progress
+from repro.papers.rove.algos import (
+    METHODS,
+    RLConfig,
+    grpo_advantages,
+    masked_mean,
+    method_loss,
+    pack,
+    rover_rewards,
+    token_stats,
+)
+from repro.papers.rove.countdown import Problem, make_prompt, score
+from repro.papers.rove.data import read_problems
+from repro.papers.rove.policy import Policy, job_setup, load_policy, sample, save_policy
+
+log = get_logger("rove.train")
+
+
+def _micro_slices(n: int, size: int) -> list[slice]:
+    return [slice(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def _trim(ids: torch.Tensor, attn: torch.Tensor, act: torch.Tensor, sl: slice):
+    """Rows `sl`, cut to their longest sequence (saves compute at long response caps)."""
+    length = int(attn[sl].sum(1).max())
+    return ids[sl, :length], attn[sl, :length], act[sl, : length - 1]
+
+
+@torch.no_grad()
+def _stats(model: torch.nn.Module, ids, attn, act, cfg: RLConfig, mean_vocab: bool) -> dict:
+    """Per-token log-probs (and vocab means) of a whole rollout batch, padded to its width."""
+    out: dict[str, torch.Tensor] = {}
+    width = act.shape[1]
+    for sl in _micro_slices(ids.shape[0], cfg.micro_batch_size or ids.shape[0]):
+        i, a, _ = _trim(ids, attn, act, sl)
+        st = token_stats(model, i, a, cfg.temperature, mean_vocab=mean_vocab)
+        for k, v in st.items():
+            buf = out.setdefault(k, torch.zeros((ids.shape[0], width), device=v.device))
+            buf[sl, : v.shape[1]] = v
+    return out
+
+
+def rl_step(
+    cfg: RLConfig,
+    policy: Policy,
+    ref_model: torch.nn.Module | None,
+    opt: torch.optim.Optimizer,
+    problems: list[Problem],
+    rng: np.random.Generator,
+    gen: torch.Generator,
+    style: str,
+) -> dict[str, Any]:
+    """One rollout batch and its `minibatches` gradient steps; returns the step's metrics."""
+    tok, model, dev = policy.tokenizer, policy.model, policy.device
+    g = cfg.group_size
+    chosen = rng.choice(len(problems), size=cfg.prompts_per_step, replace=False)
+    batch = [problems[int(i)] for i in chosen for _ in range(g)]
+    prompts = [tok.encode(make_prompt(p, style)) for p in batch]
+    responses, ent_sums = sample(
+        policy,
+        prompts,
+        cfg.max_new_tokens,
+        cfg.temperature,
+        cfg.top_p,
+        gen,
+        batch_size=cfg.gen_batch_size or len(prompts),
+    )
+    graded = [
+        score(tok.decode(r), p, style, cfg.format_score)
+        for r, p in zip(responses, batch, strict=True)
+    ]
+    rewards = torch.tensor([s for s, _ in graded], dtype=torch.float32, device=dev)
+    ids, attn, act = (t.to(dev) for t in pack(prompts, responses, tok.pad_id))
+    rover = cfg.method == "rover"
+    model.eval()
+    with policy.amp():
+        old = _stats(model, ids, attn, act, cfg, mean_vocab=rover)
+        ref_logp = (
+            _stats(ref_model, ids, attn, act, cfg, False)["logp"] if ref_model is not None else None
+        )
+    if rover:
+        signal = rover_rewards(rewards, g, cfg.std_norm, cfg.adv_eps)
+    else:
+        signal = grpo_advantages(rewards, g, cfg.adv_eps)
+    model.train()
+    n = len(batch)
+    mb = n // cfg.minibatches
+    infos: list[dict[str, float]] = []
+    for m in range(cfg.minibatches):
+        rows = slice(m * mb, n if m == cfg.minibatches - 1 else (m + 1) * mb)
+        micro = _micro_slices(rows.stop - rows.start, cfg.micro_batch_size or mb)
+        opt.zero_grad(set_to_none=True)
+        info_mb: dict[str, float] = {"loss": 0.0}
+        for s in micro:
+            sl = slice(rows.start + s.start, rows.start + s.stop)
+            i, a, k = _trim(ids, attn, act, sl)
+            w = k.shape[1]
+            old_sl = {key: v[sl, :w] for key, v in old.items()}
+            ref_sl = ref_logp[sl, :w] if ref_logp is not None else None
+            with policy.amp():
+                loss, info = method_loss(cfg, model, i, a, k, old_sl, signal[sl], ref_sl)
+            (loss / len(micro)).backward()
+            info_mb["loss"] += float(loss.detach()) / len(micro)
+            for key, v in info.items():
+                info_mb[key] = info_mb.get(key, 0.0) + v / len(micro)
+        info_mb["grad_norm"] = float(
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        )
+        opt.step()
+        infos.append(info_mb)
+    n_tokens = sum(len(r) for r in responses)
+    out = {
+        "reward_mean": float(rewards.mean()),
+        "accuracy": float(np.mean([ok for _, ok in graded])),
+        "entropy": float(sum(ent_sums) / max(1, n_tokens)),
+        "response_length": n_tokens / n,
+        "signal_abs_mean": float(signal.abs().mean()),
+    }
+    for key in infos[0]:
+        out[key] = float(np.mean([d[key] for d in infos]))
+    out["old_logp_mean"] = float(masked_mean(old["logp"], act))
+    return out
+
+
+def _resume_dir(out: Path) -> Path:
+    return out.parent / f".{out.name}.resume"
+
+
+def _save_resume(path: Path, state: dict[str, Any]) -> None:
+    with atomic_path(path / "state.pt") as tmp:
+        torch.save(state, tmp)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="Countdown RL: GRPO variants or ROVER")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--scale", required=True)
+    ap.add_argument("--method", required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--base", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    settings = load_settings(args.config, args.scale)
+    cd = settings["countdown"]
+    allowed = [m for m in cd["methods"] if m in METHODS]
+    if args.method not in allowed:
+        raise SystemExit(f"unknown method {args.method!r}: allowed are {', '.join(allowed)}")
+    cfg = RLConfig.from_settings(args.method, cd["rl"])
+    device = job_setup(args.scale, args.seed)
+    problems = read_problems(Path(args.data) / "train.jsonl")
+    policy = load_policy(args.base, device)
+    ref_model = None
+    if cfg.beta > 0:  # the reference of GRPO (KL) is the base (SFT) model, frozen
+        ref_model = load_policy(args.base, device).model.eval().requires_grad_(False)
+    opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    rng = np.random.default_rng(args.seed)
+    gen = torch.Generator(device=device).manual_seed(args.seed)
+    steps: list[dict[str, Any]] = []
+    out = Path(args.out)
+    resume = _resume_dir(out) / "state.pt"
+    if cfg.checkpoint_every and resume.exists():
+        st = torch.load(resume, map_location=device, weights_only=False)
+        policy.model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        rng.bit_generator.state = st["rng"]
+        gen.set_state(st["gen"])
+        steps = st["steps"]
+        log.info("resuming %s seed %d at step %d", cfg.method, args.seed, len(steps))
+    t0 = time.time()
+    for step in progress(
+        range(len(steps), cfg.steps), desc=f"{cfg.method} s{args.seed}", total=cfg.steps
+    ):
+        m = rl_step(cfg, policy, ref_model, opt, problems, rng, gen, cd["prompt"])
+        steps.append({"step": step + 1, **m})
+        if (step + 1) % max(1, cfg.steps // 10) == 0:
+            log.info(
+                "step %d reward %.3f acc %.3f entropy %.3f",
+                step + 1,
+                m["reward_mean"],
+                m["accuracy"],
+                m["entropy"],
+            )
+        if cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps:
+            _save_resume(
+                _resume_dir(out),
+                {
+                    "model": policy.model.state_dict(),
+                    "opt": opt.state_dict(),
+                    "rng": rng.bit_generator.state,
+                    "gen": gen.get_state(),
+                    "steps": steps,
+                },
+            )
+    log.info("%s seed %d: %d steps in %.1fs", cfg.method, args.seed, cfg.steps, time.time() - t0)
+    train_log = {"method": cfg.method, "seed": args.seed, "config": asdict(cfg), "steps": steps}
+    with atomic_path(out) as tmp:
+        save_policy(policy, tmp)
+        write_json(tmp / "train_log.json", train_log)
+    shutil.rmtree(_resume_dir(out), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

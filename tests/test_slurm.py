@@ -1,0 +1,232 @@
+"""SLURM for real: a one-node cluster on this machine (scripts/slurm_local.sh), the workflow
+submitted through snakemake-executor-plugin-slurm with `workflow/profiles/slurm`.
+
+Evidence that jobs went through SLURM comes from SLURM itself (`squeue --states=all` lists the
+run's jobs long after they end: the local cluster keeps them for a day, MinJobAge) and from the
+plugin (one log per job under .snakemake/slurm_logs, the SLURM job id in Snakemake's log).
+No accounting database is involved. Skipped only where slurmctld cannot start.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, copy_repo, planned_jobs, snakemake
+
+SCRIPT = REPO / "scripts" / "slurm_local.sh"
+PROFILE = "workflow/profiles/slurm"
+ROVE_LOCAL = {"rove_fetch", "rove_report", "paper_rove"}
+SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
+# Test-harness settings on top of the profile: poll SLURM every second instead of every 40 s,
+# keep the SLURM log of every job (the plugin deletes those of successful jobs).
+HARNESS = ["--slurm-init-seconds-before-status-checks", "1",
+           "--seconds-between-status-checks", "1", "--slurm-keep-successful-logs"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A running local SLURM cluster: started here (and stopped after) unless already up."""
+    if subprocess.run(["bash", str(SCRIPT), "status"], capture_output=True).returncode == 0:
+        yield
+        return
+    proc = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True,
+                          timeout=1200)
+    reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+    if proc.returncode == 3:
+        pytest.skip(reason)
+    assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
+    yield
+    subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True)
+
+
+def fitted_resources(profile_dir: Path) -> list[str]:
+    """The profile's resources, fitted to this one small node: 1 CPU and at most 1 GB per job
+    (full-scale requests like 16 CPUs would never schedule here), runtimes kept as they are, so
+    the test can see each rule's runtime reach SLURM. Returns command-line arguments."""
+    prof = yaml.safe_load((profile_dir / "config.yaml").read_text())
+
+    def fit(res: dict) -> list[str]:
+        fitted = {**res, "cpus_per_task": 1, "mem_mb": min(int(res.get("mem_mb", 1000)), 1000)}
+        return [f"{k}={v}" for k, v in fitted.items() if not str(k).startswith("?")]
+
+    default = fit(prof["default-resources"])
+    per_rule = [f"{rule}:{kv}" for rule, res in prof["set-resources"].items() for kv in fit(res)]
+    return ["--default-resources", *default, "--set-resources", *per_rule]
+
+
+def run_via_slurm(root: Path, *args: str, profile: Path) -> tuple[subprocess.CompletedProcess,
+                                                                  float]:
+    t0 = time.monotonic()
+    proc = snakemake(root, *args, "--workflow-profile", str(profile), *HARNESS,
+                     *fitted_resources(profile))
+    return proc, time.monotonic() - t0
+
+
+def slurm_jobs(log: str) -> dict[str, dict[str, str]]:
+    """The run's jobs as SLURM knows them (squeue, by the run's job name): id -> fields."""
+    run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
+    out = subprocess.run(["squeue", "--states=all", "--noheader", "--name", run_id,
+                          "--format=%i|%T|%k|%l"], capture_output=True, text=True, check=True)
+    jobs = {}
+    for line in out.stdout.splitlines():
+        jid, state, comment, limit = line.strip().split("|")
+        show = subprocess.run(["scontrol", "show", "job", "-o", jid], capture_output=True,
+                              text=True, check=True).stdout
+        jobs[jid] = {"state": state, "comment": comment, "time_limit": limit, "show": show}
+    return jobs
+
+
+def rule_of(comment: str, rules: set[str]) -> str:
+    """The plugin comments each job `rule_<name>` or `rule_<name>_wildcards_<...>`."""
+    hits = [r for r in rules
+            if comment == f"rule_{r}" or comment.startswith(f"rule_{r}_wildcards_")]
+    assert len(hits) == 1, (comment, hits)
+    return hits[0]
+
+
+def minutes(limit: str) -> int:
+    """squeue's %l (`[D-]HH:MM:SS` or `MM:SS`) in minutes."""
+    days, _, hms = limit.rpartition("-")
+    parts = [int(p) for p in hms.split(":")]
+    while len(parts) < 3:
+        parts.insert(0, 0)
+    h, m, _s = parts
+    return int(days or 0) * 1440 + h * 60 + m
+
+
+def gres_gpus(show: str) -> int:
+    """GPUs a job asked for, from `scontrol show job` (TresPerJob=gres:gpu:1 or gres/gpu=1)."""
+    m = re.search(r"gres[:/]gpu[:=](\d+)", show)
+    return int(m.group(1)) if m else 0
+
+
+# ---------------------------------------------------------------- the paper's tiny DAG
+
+
+@pytest.fixture(scope="session")
+def slurm_rove(slurm_cluster, tmp_path_factory):
+    """`snakemake paper_rove --config scale=tiny` through SLURM, in a fresh repo copy."""
+    root = copy_repo(tmp_path_factory.mktemp("rove_slurm") / "repo")
+    planned = planned_jobs(root, "paper_rove")
+    proc, seconds = run_via_slurm(root, "paper_rove", profile=root / PROFILE)
+    print(f"\npaper_rove tiny via SLURM: {seconds:.0f}s, {sum(planned.values())} jobs")
+    return root, planned, proc.stdout + proc.stderr
+
+
+def test_rove_jobs_went_through_slurm(slurm_rove):
+    root, planned, log = slurm_rove
+    jobs = slurm_jobs(log)
+    by_rule: dict[str, int] = {}
+    for j in jobs.values():
+        assert j["state"] == "COMPLETED", j
+        rule = rule_of(j["comment"], set(planned))
+        by_rule[rule] = by_rule.get(rule, 0) + 1
+    # every non-local job ran as exactly one SLURM job; no local rule did
+    assert by_rule == {r: n for r, n in planned.items() if r not in ROVE_LOCAL}
+    assert set(planned) >= ROVE_LOCAL
+    for rule in ROVE_LOCAL:  # ... they ran here, in the snakemake process
+        assert re.search(rf"Finished jobid: \d+ \(Rule: {rule}\)", log), f"{rule} did not run"
+    # the plugin's evidence: the SLURM id in Snakemake's log and one SLURM log file per job
+    submitted = dict(SUBMITTED.findall(log))
+    assert set(submitted) == set(jobs)
+    for jid, path in submitted.items():
+        assert Path(path).is_file() and f"/{jid}.log" in path
+        assert Path(path).is_relative_to(root / ".snakemake/slurm_logs")
+    assert not any(f"rule_{r}" in p for r in ROVE_LOCAL for p in submitted.values())
+
+
+def test_rove_rule_resources_reach_slurm(slurm_rove):
+    """Each rule's runtime from the profile is its SLURM time limit; at tiny scale the rules
+    declare gpu=0, so no job asks SLURM for a GPU."""
+    root, planned, log = slurm_rove
+    prof = yaml.safe_load((root / PROFILE / "config.yaml").read_text())
+    default = prof["default-resources"]["runtime"]
+    for j in slurm_jobs(log).values():
+        rule = rule_of(j["comment"], set(planned))
+        want = prof["set-resources"].get(rule, {}).get("runtime", default)
+        assert minutes(j["time_limit"]) == want, (rule, j["time_limit"])
+        assert gres_gpus(j["show"]) == 0, j["show"]
+
+
+def test_rove_tables_match_the_local_run(slurm_rove, tiny_rove):
+    root, _, _ = slurm_rove
+    out, ref = root / "results/tiny/rove", tiny_rove / "results/tiny/rove"
+    names = sorted(p.relative_to(ref) for p in ref.glob("tables/*.csv"))
+    assert names and names == sorted(p.relative_to(out) for p in out.glob("tables/*.csv"))
+    for name in [*names, Path("claims.json")]:
+        assert (out / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+# ---------------------------------------------------------------- the profile itself
+
+
+def test_profile_sizes_every_rove_rule_and_keeps_fetch_and_report_local():
+    prof = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())
+    assert prof["executor"] == "slurm" and prof["slurm-status-command"] == "squeue"
+    for rule in ("rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate"):
+        assert {"runtime", "mem_mb", "cpus_per_task"} <= set(prof["set-resources"][rule]), rule
+    rules = (REPO / "workflow/rules/rove.smk").read_text()
+    local = re.search(r"^localrules:(.*)$", rules, re.M).group(1).split("#")[0]
+    assert {r.strip() for r in local.split(",")} == ROVE_LOCAL
+
+
+@pytest.mark.parametrize("env,want", [
+    ({}, {}),
+    ({"SBATCH_PARTITION": "gpu", "SBATCH_ACCOUNT": "12345"},
+     {"slurm_partition": "'gpu'", "slurm_account": "'12345'"}),
+])
+def test_partition_and_account_come_from_sbatch_variables(monkeypatch, env, want):
+    from snakemake.profiles import ProfileConfigFileParser
+
+    for k in ("SBATCH_PARTITION", "SBATCH_ACCOUNT"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    with open(REPO / PROFILE / "config.yaml") as f:
+        parsed = ProfileConfigFileParser().parse(f)
+    defaults = dict(kv.split("=", 1) for kv in parsed["default-resources"])
+    assert {k: defaults.get(k) for k in ("slurm_partition", "slurm_account")} == {
+        k: want.get(k) for k in ("slurm_partition", "slurm_account")}
+    assert {"runtime", "mem_mb", "cpus_per_task"} <= set(defaults)
+
+
+GPU_WORKFLOW = """
+localrules: gather
+
+rule gather:
+    input: "gpu.txt", "cpu.txt"
+    output: "done.txt"
+    shell: "cat {input} > {output}"
+
+rule on_gpu:
+    output: "gpu.txt"
+    resources: gpu=1
+    shell: "echo gpus=${{CUDA_VISIBLE_DEVICES:-none}} job=$SLURM_JOB_ID > {output}"
+
+rule on_cpu:
+    output: "cpu.txt"
+    resources: gpu=0
+    shell: "echo gpus=${{CUDA_VISIBLE_DEVICES:-none}} job=$SLURM_JOB_ID > {output}"
+"""
+
+
+def test_gpu_resource_becomes_a_slurm_gpu_request(slurm_cluster, tmp_path):
+    """A rule's `gpu=1` (what ROVER's training rules declare at full scale) is submitted as a
+    gres/gpu request and the job gets the GPU; `gpu=0` asks for none. The local cluster has one
+    fake GPU for this; SLURM hands it to the job as CUDA_VISIBLE_DEVICES."""
+    (tmp_path / "Snakefile").write_text(GPU_WORKFLOW)
+    proc, _ = run_via_slurm(tmp_path, "gather", profile=REPO / PROFILE)
+    jobs = {rule_of(j["comment"], {"on_gpu", "on_cpu"}): j
+            for j in slurm_jobs(proc.stdout + proc.stderr).values()}
+    assert set(jobs) == {"on_gpu", "on_cpu"}
+    assert gres_gpus(jobs["on_gpu"]["show"]) == 1
+    assert gres_gpus(jobs["on_cpu"]["show"]) == 0
+    assert "gpus=none" not in (tmp_path / "gpu.txt").read_text()
+    assert "gpus=none" in (tmp_path / "cpu.txt").read_text()
