@@ -10,9 +10,13 @@
 # the CPUs and memory `slurmd -C` detects, one partition `debug` (default), cons_tres, no cgroups
 # (proctrack/linuxproc, task/none), no accounting database (so Snakemake's slurm plugin must use
 # `squeue` for job status; MinJobAge is a day so finished jobs stay visible to squeue and
-# `scontrol show job`). One fake GPU (gres gpu:1, no device file) lets a `--gpus=1` request be
+# `scontrol show job`). One fake GPU (gres gpu:1 on /dev/null) lets a `--gpus=1` request be
 # scheduled, so a test can see that `gpu=1` becomes a gres/gpu request.
-# Controller and node talk over 127.0.0.1. Idempotent: `start` on a running cluster only checks.
+# Controller and node talk over 127.0.0.1. (They still listen on ports 6817/6818 of every
+# interface: Slurm has no listen-address setting. Every message must carry a munge credential
+# made with this machine's key, so nothing elsewhere can use them.)
+# Idempotent: `start` on a running cluster only checks. State, logs: /var/lib/repro-slurm,
+# /var/log/repro-slurm.
 #
 # Exit status of `start`: 0 ready; 3 slurmctld cannot run here (not root, packages not
 # installable, foreign slurm.conf, or slurmctld itself fails): the last line says why;
@@ -34,7 +38,7 @@ fail() { say "$*"; exit 1; }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-node_state() { sinfo -h -N -n "$NODE" -o %T 2>/dev/null | head -1; }
+node_state() { timeout 15 sinfo -h -N -n "$NODE" -o %T 2>/dev/null | head -1; }
 
 install() {
   local need=()
@@ -121,9 +125,11 @@ start_munge() {
 start() {
   [ "$(id -u)" -eq 0 ] || cannot "needs root (apt-get install slurm-wlm munge, and the daemons)"
   install
-  case "$(node_state)" in
-    idle|mixed|allocated) alive "$RUN/slurmctld.pid" && { say "already running: $NODE $(node_state)"; return 0; } ;;
-  esac
+  if alive "$RUN/slurmctld.pid"; then  # (sinfo takes ~10 s to give up on a missing controller)
+    case "$(node_state)" in
+      idle|mixed|allocated) say "already running: $NODE $(node_state)"; return 0 ;;
+    esac
+  fi
   write_conf
   start_munge
   alive "$RUN/slurmctld.pid" || {
@@ -146,7 +152,7 @@ start() {
     state=$(node_state)
     case "$state" in
       idle|mixed|allocated) say "ready: node $NODE $state, partition debug ($(( SECONDS - t0 ))s)"; return 0 ;;
-      down*|drain*|drained*) scontrol update nodename="$NODE" state=resume 2>/dev/null ;;
+      down*|drain*|inval*) scontrol update nodename="$NODE" state=resume 2>/dev/null ;;
     esac
     sleep 1
   done
@@ -171,7 +177,9 @@ stop() {
 }
 
 status() {
-  sinfo 2>&1
+  [ -f "$CONF" ] && grep -qF "$MARK" "$CONF" && ! alive "$RUN/slurmctld.pid" \
+    && { say "not running"; return 1; }
+  timeout 15 sinfo 2>&1
   case "$(node_state)" in idle|mixed|allocated) return 0 ;; *) return 1 ;; esac
 }
 

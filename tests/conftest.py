@@ -14,19 +14,23 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MIRROR = (REPO.parent / "shared" / "data").resolve()
-COPIED = ["Snakefile", "workflow", "config", "src", "profiles", "pyproject.toml", "environment.yml"]
 
 
 def copy_repo(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in COPIED:
-        src = REPO / name
+    """What a clean clone would hold: tracked and not-ignored files (no .venv, results, ...)."""
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout.split("\0")
+    for rel in filter(None, files):
+        src, dst = REPO / rel, dest / rel
+        if not (src.exists() or src.is_symlink()):
+            continue  # deleted in the work tree, not yet committed
+        dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_symlink():
-            os.symlink(os.readlink(src), dest / name)
-        elif src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+            os.symlink(os.readlink(src), dst)
         else:
-            shutil.copy2(src, dest / name)
+            shutil.copy2(src, dst)
     return dest
 
 

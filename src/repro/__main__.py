@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(git add dvc.lock && git commit -m 'artifacts: {a.paper} {a.scale}')")
         else:
             r = artifacts.restore(repo, a.paper, a.scale, a.remote)
-            print(f"restored {a.paper} ({a.scale}): accepted {len(r['accepted'])} stage(s), "
-                  f"left {len(r['rerun'])} for Snakemake to rerun")
+            print(f"restored {a.paper} ({a.scale}): {len(r['accepted'])} rule(s) up to date, "
+                  f"{len(r['rerun'])} left for Snakemake to rerun")
     except artifacts.ArtifactError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

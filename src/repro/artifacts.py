@@ -120,6 +120,36 @@ def _changed(repo: Path, stage: str) -> list[str]:
     return changed
 
 
+def _checkout_or_roll_back(repo: Path, names: list[str], outs: list[str]) -> None:
+    backup = repo / ".dvc" / "tmp" / "restore-backup"
+    shutil.rmtree(backup, ignore_errors=True)
+    for o in outs:  # move what is there aside, so a failure can put it back untouched
+        if (repo / o).exists():
+            (backup / o).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(repo / o, backup / o)
+    proc = _dvc(["checkout", "--force", *names], repo, check=False)
+    if proc.returncode == 0:
+        shutil.rmtree(backup, ignore_errors=True)
+        return
+    for o in outs:
+        target = repo / o
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        if (backup / o).exists():
+            os.replace(backup / o, target)
+    shutil.rmtree(backup, ignore_errors=True)
+    bad = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip().startswith(("data/",
+                                                                                  "results/"))]
+    raise ArtifactError(
+        f"objects missing or corrupt in the DVC remote for {len(bad) or 'some'} output(s)"
+        f"{' (' + ', '.join(bad[:3]) + (', ...' if len(bad) > 3 else '') + ')' if bad else ''}"
+        "; nothing was restored. Ask the producer to push again (`python -m repro push`), "
+        "or check the remote with `dvc status -c`."
+    )
+
+
 def _stamp(path: Path, t: float) -> None:
     if path.is_dir():
         for sub in sorted(path.rglob("*")):
@@ -138,28 +168,53 @@ def restore(repo: str | Path, pid: str, scale: str, remote: str | None = None) -
             f"dvc.lock has no artifacts of {pid} at scale {scale}: the producer must run "
             f"`python -m repro push {pid} --scale {scale}` and commit dvc.lock"
         )
-    # fetch verifies every object into the cache first; only then touch the workspace, so a
-    # corrupt or unreachable remote leaves no half-written output behind.
-    _dvc(["fetch", *(["-r", remote] if remote else []), *names], repo)
-    _dvc(["checkout", "--force", *names], repo)
-
     stages = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]
     outs = {o for n in names for o in stages[n]["outs"]}
-    sources = [repo / d for n in names for d in stages[n]["deps"] if d not in outs]
-    src_times = [p.stat().st_mtime for p in sources if p.exists()]
-    t_new, t_old = max(src_times), min(src_times)
-    report: dict[str, list[str]] = {"accepted": [], "rerun": []}
-    stale = False
-    for i, name in enumerate(names):
-        changed = _changed(repo, name)
-        stale = stale or bool(changed)
-        # valid: just after the newest source, in DAG order; stale: older than every source
-        t = t_old - 10 + 0.01 * i if stale else t_new + 0.01 * (i + 1)
-        for o in stages[name]["outs"]:
+    # fetch verifies hashes (remote `verify = true`) and drops corrupt objects from the cache;
+    # checkout then fails on them, and we put the workspace back as it was: no half-written
+    # output is left behind.
+    _dvc(["fetch", *(["-r", remote] if remote else []), *names], repo)
+    _checkout_or_roll_back(repo, names, sorted(outs))
+    changed: set[str] = set()
+    for name in names:
+        changed |= {d for d in _changed(repo, name) if d not in outs}
+    return _stamp_outputs(repo, pid, scale, changed)
+
+
+def _stamp_outputs(repo: Path, pid: str, scale: str, changed: set[str]) -> dict[str, list[str]]:
+    """Stamp each job's outputs in DAG order just after the newest source; the outputs of jobs
+    that read a changed source (and of everything downstream) older than every source."""
+    from repro.dag import plan_jobs
+
+    jobs = [j for j in plan_jobs(repo, f"paper_{pid}", {"scale": scale}) if j.outputs]
+    made_by = {o: j for j in jobs for o in j.outputs}
+    depth: dict[str, int] = {}
+    stale_jobs: set[str] = set()
+
+    def visit(j) -> int:  # longest path from the sources; marks staleness on the way
+        key = j.outputs[0]
+        if key not in depth:
+            ups = [made_by[i] for i in j.inputs if i in made_by]
+            depth[key] = 1 + max((visit(u) for u in ups), default=0)
+            if set(j.inputs) & changed or any(u.outputs[0] in stale_jobs for u in ups):
+                stale_jobs.add(key)
+        return depth[key]
+
+    for j in jobs:
+        visit(j)
+    sources = {i for j in jobs for i in j.inputs if i not in made_by}
+    times = [(repo / p).stat().st_mtime for p in sources if (repo / p).exists()]
+    t_new, t_old = max(times), min(times)
+    for j in jobs:
+        stale = j.outputs[0] in stale_jobs
+        t = t_old - 10 if stale else t_new + 0.01 * depth[j.outputs[0]]
+        for o in j.outputs:
             if (repo / o).exists():
                 _stamp(repo / o, t)
-        if changed:
-            print(f"restore: {name}: changed since the artifacts were made: "
-                  f"{', '.join(changed)}; Snakemake will rerun it", file=sys.stderr)
-        report["rerun" if stale else "accepted"].append(name)
+    rerun = sorted({j.rule for j in jobs if j.outputs[0] in stale_jobs})
+    for f in sorted(changed):
+        print(f"restore: {f} changed since the artifacts were made", file=sys.stderr)
+    if rerun:
+        print(f"restore: left for Snakemake to rerun: {', '.join(rerun)}", file=sys.stderr)
+    report = {"accepted": sorted({j.rule for j in jobs} - set(rerun)), "rerun": rerun}
     return report

@@ -4,9 +4,10 @@
         --mirror ../shared/data --out data/rove/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
-  on the HF hub (TinyZero's split); test = ROVER's 1,024-problem test set, read from the mirror
-  (`<mirror>/countdown/test.parquet`), else downloaded from the ROVER repo, else rebuilt as
-  TinyZero's test slice of the hub dataset. Test problems are removed from train by key.
+  on the HF hub (TinyZero's split), or of `<mirror>/countdown/train.parquet` when present;
+  test = ROVER's 1,024-problem test set, read from the mirror (`<mirror>/countdown/test.parquet`),
+  else downloaded from the ROVER repo, else rebuilt as TinyZero's test slice of the hub dataset.
+  Test problems are removed from train by key.
 - `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
 """
@@ -14,8 +15,8 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import tempfile
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,12 @@ def _generated(
         "min_target": cfg["min_target"],
         "max_target": cfg["max_target"],
     }
-    test = generate_problems(cfg["n_test"], rng, **kw)
-    train = generate_problems(cfg["n_train"], rng, exclude={p.key() for p in test}, **kw)
+    # one pool of distinct problems, split at random: drawing the test set first would make it
+    # easier than train (the first draws favour targets that many equations reach)
+    pool = generate_problems(cfg["n_train"] + cfg["n_test"], rng, **kw)
+    order = rng.permutation(len(pool))
+    test = [pool[int(i)] for i in order[: cfg["n_test"]]]
+    train = [pool[int(i)] for i in order[cfg["n_test"] :]]
     src = {
         "source": "generator",
         "seed": seed,
@@ -69,22 +74,41 @@ def _generated(
 
 
 def _hub_rows(cfg: dict[str, Any]) -> Any:
-    """The hub dataset's train split as a pandas frame (lazy import: full scale only)."""
+    """The hub dataset's train split as a pandas frame: via `datasets` when installed, else the
+    split's parquet files via `huggingface_hub` (both imported lazily: full scale only)."""
+    name, rev = cfg["hub_dataset"], cfg.get("hub_revision")
     try:
-        from datasets import load_dataset
+        try:
+            from datasets import load_dataset
+        except ImportError:
+            return _hub_parquet(name, rev)
+        return load_dataset(name, split="train", revision=rev).to_pandas()
     except ImportError:
         raise SystemExit(
-            "the `datasets` package is needed to fetch Countdown from the HF hub: "
+            "fetching Countdown from the HF hub needs `datasets` or `huggingface_hub`: "
             "pip install -e '.[full]'"
         ) from None
-    try:
-        ds = load_dataset(cfg["hub_dataset"], split="train", revision=cfg.get("hub_revision"))
     except Exception as e:  # noqa: BLE001 - network errors come in many types
         raise SystemExit(
-            f"cannot fetch {cfg['hub_dataset']} from the HF hub ({e.__class__.__name__}): check "
-            "the network or set HF_ENDPOINT to a reachable mirror"
+            f"cannot fetch {name} from the HF hub ({e.__class__.__name__}): check the network, "
+            "set HF_ENDPOINT to a reachable mirror, or put the dataset's rows in "
+            "<mirror>/countdown/train.parquet"
         ) from None
-    return ds.to_pandas()
+
+
+def _hub_parquet(name: str, rev: str | None) -> Any:
+    import pandas as pd
+    from huggingface_hub import HfApi, hf_hub_download
+
+    files = sorted(
+        f
+        for f in HfApi().list_repo_files(name, repo_type="dataset", revision=rev)
+        if f.endswith(".parquet") and "train" in Path(f).name
+    )
+    if not files:
+        raise FileNotFoundError(f"no train parquet files in {name}")
+    paths = [hf_hub_download(name, f, repo_type="dataset", revision=rev) for f in files]
+    return pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
 
 
 def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
@@ -99,17 +123,19 @@ def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem
         src["test"] = f"mirror:{test_file}"
     else:
         try:
-            with tempfile.TemporaryDirectory() as tmp:
-                dst = Path(tmp) / "test.parquet"
-                urllib.request.urlretrieve(cfg["test_url"], dst)  # noqa: S310 - fixed https URL
-                test = _frame_to_problems(pd.read_parquet(dst))
+            with urllib.request.urlopen(cfg["test_url"], timeout=60) as resp:  # noqa: S310
+                test = _frame_to_problems(pd.read_parquet(io.BytesIO(resp.read())))
             src["test"] = cfg["test_url"]
         except Exception:  # noqa: BLE001 - fall back to the hub slice below
             log.info("ROVER test set not in the mirror nor downloadable; using the hub test slice")
             rows = _hub_rows(cfg)
             test = _frame_to_problems(rows.iloc[n_train : n_train + cfg["n_test"]])
             src["test"] = f"{cfg['hub_dataset']}[{n_train}:{n_train + cfg['n_test']}]"
-    if rows is None:
+    train_file = mirror / cfg.get("train_file", "countdown/train.parquet")
+    if rows is None and train_file.exists():  # an offline copy of the hub dataset's rows
+        rows = pd.read_parquet(train_file)
+        src["train"] = f"mirror:{train_file}[:{n_train}]"
+    elif rows is None:
         rows = _hub_rows(cfg)
     held = {p.key() for p in test}
     train = [p for p in _frame_to_problems(rows.iloc[:n_train]) if p.key() not in held]

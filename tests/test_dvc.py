@@ -1,0 +1,165 @@
+"""DVC end to end with real git and dvc: push, fresh clone, restore, plans, corruption, S3."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, copy_finished, planned_jobs
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "DVC_NO_ANALYTICS": "1"}
+BIN = str(Path(sys.executable).parent)
+TABLES = ["tables/countdown.csv", "tables/toy.csv", "tables/theorem.csv", "claims.json"]
+
+
+def run(cwd: Path, *cmd: str, check: bool = True, env: dict | None = None):
+    full_env = {**os.environ, **GIT_ENV, "PATH": BIN + os.pathsep + os.environ["PATH"],
+                **(env or {})}
+    proc = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, env=full_env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def repro(cwd: Path, *args: str, check: bool = True, env: dict | None = None):
+    return run(cwd, sys.executable, "-m", "repro", *args, check=check, env=env)
+
+
+def clone(src: Path, dest: Path) -> Path:
+    run(src.parent, "git", "clone", "-q", str(src), str(dest))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def producer(tiny_rove, tmp_path_factory) -> tuple[Path, Path]:
+    """A git repo whose tiny ROVER run was pushed to a local DVC remote, dvc.lock committed."""
+    base = tmp_path_factory.mktemp("dvc")
+    root = copy_finished(tiny_rove, base / "producer")
+    remote = base / "remote"
+    run(root, "git", "init", "-q")
+    run(root, "dvc", "remote", "modify", "local", "url", str(remote))
+    run(root, "git", "add", "-A")
+    run(root, "git", "commit", "-qm", "code")
+    out = repro(root, "push", "rove", "--scale", "tiny").stdout
+    assert "pushed rove_fetch_tiny" in out
+    run(root, "git", "add", "dvc.lock")
+    run(root, "git", "commit", "-qm", "artifacts: rove tiny")
+    return root, remote
+
+
+def test_committed_dvc_yaml_is_what_the_workflow_generates():
+    proc = repro(REPO, "dvc-yaml", "--check", check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_dvc_yaml_has_a_stage_per_phase_with_snakemake_targets():
+    import yaml
+
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    for scale in ("tiny", "small", "full"):
+        for phase in ("fetch", "train", "evaluate", "report"):
+            st = stages[f"rove_{phase}_{scale}"]
+            assert st["cmd"].startswith("snakemake paper_rove")
+            assert f"scale={scale}" in st["cmd"]
+            assert "config/papers/rove.yaml" in st["deps"]
+    assert "src/repro/papers/rove/train.py" in stages["rove_train_small"]["deps"]
+    assert "src/repro/papers/rove/plots.py" in stages["rove_report_small"]["deps"]
+    assert "src/repro/papers/rove/plots.py" not in stages["rove_train_small"]["deps"]
+
+
+def test_restore_in_fresh_clone_plans_nothing_with_identical_tables(producer, tmp_path):
+    root, _ = producer
+    fresh = clone(root, tmp_path / "fresh")
+    assert not (fresh / "results").exists()
+    repro(fresh, "restore", "rove", "--scale", "tiny")
+    assert planned_jobs(fresh, "paper_rove") == {}
+    for t in TABLES:
+        rel = f"results/tiny/rove/{t}"
+        assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
+    # a later code edit still reruns exactly what it should
+    with open(fresh / "src/repro/papers/rove/train.py", "a") as f:
+        f.write("# an edit\n")
+    jobs = planned_jobs(fresh, "paper_rove")
+    assert set(jobs) == {"rove_train", "rove_evaluate", "rove_report", "paper_rove"}
+
+
+def test_restore_after_code_change_leaves_those_rules_to_snakemake(producer, tmp_path):
+    root, _ = producer
+    fresh = clone(root, tmp_path / "changed")
+    with open(fresh / "src/repro/papers/rove/train.py", "a") as f:
+        f.write("# changed before restore\n")
+    proc = repro(fresh, "restore", "rove", "--scale", "tiny")
+    assert "src/repro/papers/rove/train.py changed" in proc.stderr
+    assert "rove_train" in proc.stderr
+    jobs = planned_jobs(fresh, "paper_rove")
+    assert set(jobs) == {"rove_train", "rove_evaluate", "rove_report", "paper_rove"}
+    assert "rove_sft" not in jobs and "rove_toy" not in jobs
+
+
+def test_corrupt_remote_object_fails_clearly_and_leaves_nothing(producer, tmp_path):
+    root, remote = producer
+    bad_remote = tmp_path / "bad_remote"
+    shutil.copytree(remote, bad_remote)
+    victim = sorted(p for p in (bad_remote / "files").rglob("*") if p.is_file()
+                    and not p.name.endswith(".dir"))[0]
+    victim.write_bytes(victim.read_bytes() + b"corrupted")
+    fresh = clone(root, tmp_path / "corrupt")
+    run(fresh, "dvc", "remote", "modify", "--local", "local", "url", str(bad_remote))
+    proc = repro(fresh, "restore", "rove", "--scale", "tiny", check=False)
+    assert proc.returncode == 2
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "corrupt" in errors[0] and "push again" in errors[0]
+    leftovers = [p for d in ("results", "data") for p in (fresh / d).rglob("*")
+                 if p.is_file() and p.name != ".gitignore"] if (fresh / "results").exists() else []
+    assert leftovers == []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_s3_remote_through_a_local_moto_server(producer, tmp_path):
+    boto3 = pytest.importorskip("boto3")
+    moto_server = pytest.importorskip("moto.server")
+    port = _free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    creds = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+             "AWS_DEFAULT_REGION": "us-east-1"}
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        boto3.client("s3", endpoint_url=endpoint, **{
+            "aws_access_key_id": "testing", "aws_secret_access_key": "testing",
+            "region_name": "us-east-1"}).create_bucket(Bucket="artifacts")
+        root, _ = producer
+        prod = clone(root, tmp_path / "s3_producer")
+        # the producer's work tree with its results, pushed to S3 this time
+        shutil.copytree(root / "results", prod / "results", copy_function=shutil.copy2)
+        shutil.copytree(root / "data", prod / "data", copy_function=shutil.copy2)
+        for cmd in (["remote", "add", "s3", "s3://artifacts/papers-repro"],
+                    ["remote", "modify", "s3", "endpointurl", endpoint]):
+            run(prod, "dvc", *cmd)
+        repro(prod, "push", "rove", "--scale", "tiny", "--remote", "s3", env=creds)
+        objects = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                               aws_secret_access_key="testing", region_name="us-east-1"
+                               ).list_objects_v2(Bucket="artifacts")
+        assert objects["KeyCount"] > 0
+        run(prod, "git", "add", "-A")
+        run(prod, "git", "commit", "-qm", "s3 remote")
+        fresh = clone(prod, tmp_path / "s3_consumer")
+        repro(fresh, "restore", "rove", "--scale", "tiny", "--remote", "s3", env=creds)
+        assert planned_jobs(fresh, "paper_rove") == {}
+        for t in TABLES:
+            rel = f"results/tiny/rove/{t}"
+            assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
+    finally:
+        server.stop()
