@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from repro.core.gpus import register_gpu_pool  # noqa: E402
 from repro.core.workflow import check_config, core, paper_settings, setup_job_env, src  # noqa: E402
 
 check_config(config)
@@ -16,6 +17,12 @@ LOGS = f"{config['logs_dir']}/{SCALE}"
 DATA = config["data_dir"]
 MIRROR = config["data_mirror"]
 ENV = "../../environment.yml"  # conda env for --use-conda, relative to workflow/rules/
+
+# Local GPU pool: at most N `gpu=1` jobs at once on a workstation with N GPUs (override with
+# --resources gpu=K). Rules that may use a GPU run their command through
+# `python -m repro.core.gpus --gpus {resources.gpu} --`, which gives each job its own
+# CUDA_VISIBLE_DEVICES; it is not a rule input, as it never changes what a job computes.
+GPUS = register_gpu_pool(workflow)
 
 # Registry of papers: id -> {"claims": path of its claims.json}; `all` and `summary` read it.
 PAPERS = {}

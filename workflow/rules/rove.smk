@@ -98,7 +98,7 @@ rule rove_sft:
     message:
         "ROVER: supervised warm-up of the Countdown base policy"
     shell:
-        "python -m repro.papers.rove.sft --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.sft --config {input.config} --scale {params.scale}"
         " --data {params.data} --out {output.base} 2> {log}"
 
 
@@ -123,7 +123,7 @@ rule rove_train:
     message:
         "ROVER: Countdown RL with {wildcards.method}, seed {wildcards.seed}"
     shell:
-        "python -m repro.papers.rove.train --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.train --config {input.config} --scale {params.scale}"
         " --method {wildcards.method} --seed {wildcards.seed} --data {params.data}"
         " --base {input.base} --out {output.run} 2> {log}"
 
@@ -154,7 +154,7 @@ rule rove_evaluate:
     message:
         "ROVER: evaluate {wildcards.evalmethod} (seed {wildcards.seed}) on held-out problems"
     shell:
-        "python -m repro.papers.rove.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.evaluate --config {input.config} --scale {params.scale}"
         " --method {wildcards.evalmethod} --seed {wildcards.seed} --data {params.data}"
         " --policy {input.policy} --out {output.metrics} 2> {log}"
 
