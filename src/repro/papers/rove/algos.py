@@ -35,6 +35,8 @@ from typing import Any
 
 import torch
 
+from repro.papers.rove.policy import token_stats
+
 METHODS = ("grpo", "grpo_kl", "grpo_clip_higher", "rover")
 
 
@@ -136,42 +138,6 @@ def rover_rewards(
 
 
 # ----------------------------------------------------------------------------- per-token stats
-
-
-def pack(
-    prompts: list[list[int]], responses: list[list[int]], pad_id: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Right-padded prompt+response ids, attention mask, and the action mask [N, L-1]."""
-    seqs = [p + r for p, r in zip(prompts, responses, strict=True)]
-    n, length = len(seqs), max(len(s) for s in seqs)
-    ids = torch.full((n, length), pad_id, dtype=torch.long)
-    attn = torch.zeros((n, length), dtype=torch.long)
-    act = torch.zeros((n, length - 1), dtype=torch.float32)
-    for i, (p, s) in enumerate(zip(prompts, seqs, strict=True)):
-        ids[i, : len(s)] = torch.tensor(s)
-        attn[i, : len(s)] = 1
-        act[i, len(p) - 1 : len(s) - 1] = 1.0
-    return ids, attn, act
-
-
-def token_stats(
-    model: torch.nn.Module,
-    ids: torch.Tensor,
-    attn: torch.Tensor,
-    temperature: float,
-    mean_vocab: bool = False,
-    entropy: bool = False,
-) -> dict[str, torch.Tensor]:
-    """logp of the taken tokens, and optionally the vocabulary mean of log pi and the entropy,
-    at every action position (temperature-scaled, as in the rollouts)."""
-    logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1].float() / temperature
-    lsm = torch.log_softmax(logits, dim=-1)
-    out = {"logp": lsm.gather(-1, ids[:, 1:, None]).squeeze(-1)}
-    if mean_vocab:
-        out["mlp"] = lsm.mean(-1)  # mean_a log pi(a|s_t): the official sum_log_softmax / |V|
-    if entropy:
-        out["entropy"] = -(lsm.exp() * lsm).sum(-1)
-    return out
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

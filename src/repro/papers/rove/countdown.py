@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -321,3 +323,11 @@ def generate_problems(
             "max_number / max_target or ask for fewer problems"
         )
     return out
+
+
+def read_problems(path: str | Path) -> list[Problem]:
+    """Problems from a jsonl file written by this module."""
+    p = Path(path)
+    if not p.exists():
+        raise SystemExit(f"{p} not found: run `python -m repro.papers.rove.data` first")
+    return [Problem.from_json(json.loads(line)) for line in p.read_text().splitlines() if line]

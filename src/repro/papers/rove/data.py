@@ -25,17 +25,9 @@ from repro.core.config import load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
-from repro.papers.rove.countdown import Problem, generate_problems
+from repro.papers.rove.countdown import Problem, generate_problems, read_problems  # noqa: F401
 
 log = get_logger("rove.data")
-
-
-def read_problems(path: str | Path) -> list[Problem]:
-    """Problems from a jsonl file written by this module."""
-    p = Path(path)
-    if not p.exists():
-        raise SystemExit(f"{p} not found: run `python -m repro.papers.rove.data` first")
-    return [Problem.from_json(json.loads(line)) for line in p.read_text().splitlines() if line]
 
 
 def _jsonl(problems: list[Problem]) -> str:

@@ -27,7 +27,6 @@ from repro.core.config import load_settings
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.rove.countdown import canonical, check_equation, extract_equation, make_prompt
-from repro.papers.rove.data import read_problems
 from repro.papers.rove.policy import job_setup, load_policy, sample
 
 log = get_logger("rove.evaluate")

@@ -24,7 +24,6 @@ from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.rove.algos import masked_mean, pack, token_stats
 from repro.papers.rove.countdown import Problem, make_prompt, random_equation, solutions
-from repro.papers.rove.data import read_problems
 from repro.papers.rove.policy import Policy, build_policy, job_setup, n_params, save_policy
 
 log = get_logger("rove.sft")

@@ -37,7 +37,6 @@ from repro.papers.rove.algos import (
     token_stats,
 )
 from repro.papers.rove.countdown import Problem, make_prompt, score
-from repro.papers.rove.data import read_problems
 from repro.papers.rove.policy import Policy, job_setup, load_policy, sample, save_policy
 
 log = get_logger("rove.train")
