@@ -13,12 +13,10 @@ from repro.papers.rove.algos import (
     grpo_loss,
     kl_k3,
     masked_mean,
-    pack,
     rover_loss,
     rover_rewards,
-    token_stats,
 )
-from repro.papers.rove.policy import build_policy, sample
+from repro.papers.rove.policy import build_policy, pack, sample, token_stats
 
 TINY_MODEL = {
     "kind": "scratch",

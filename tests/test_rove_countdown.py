@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from repro.core.metrics import pass_at_k
 from repro.papers.rove import data as data_mod
 from repro.papers.rove import evaluate, sft, train
 from repro.papers.rove.countdown import (
@@ -25,7 +26,6 @@ from repro.papers.rove.countdown import (
     score,
     solutions,
 )
-from repro.papers.rove.evaluate import pass_at_k
 from repro.papers.rove.policy import CharTokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,6 +131,7 @@ def test_prompts_and_char_tokenizer():
 
 @pytest.mark.parametrize("n", [1, 4, 7])
 def test_pass_at_k_matches_brute_force(n):
+    """The estimator evaluate.py reports (repro.core.metrics), against enumeration."""
     for c in range(n + 1):
         outcomes = [1] * c + [0] * (n - c)
         for k in range(1, n + 1):

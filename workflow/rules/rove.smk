@@ -130,7 +130,7 @@ rule rove_train:
 
 rule rove_evaluate:
     input:
-        code=[*src("rove", "evaluate"), *ROVE_CD_CODE],
+        code=[*src("rove", "evaluate"), *ROVE_CD_CODE, *core("metrics")],
         config=ROVE_CFG,
         test=rules.rove_fetch.output.test,
         policy=lambda w: (

@@ -26,6 +26,7 @@ All per-token tensors are aligned to *action positions*: column t of a packed se
 statistics of the distribution at position t, which predicts token t+1; `mask[:, t]` is 1 where
 token t+1 is a response token. Response tokens are contiguous, so mask[:, t+1] says whether a_t
 has a successor inside the response (the official code's `response_mask[:, 1:]` shift).
+`policy.pack` and `policy.token_stats` build these tensors.
 """
 
 from __future__ import annotations
@@ -137,14 +138,11 @@ def rover_rewards(
     return centred / (std + eps) if std_norm else centred
 
 
-# ----------------------------------------------------------------------------- per-token stats
+# ----------------------------------------------------------------------------- losses
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * mask).sum() / mask.sum().clamp(min=1.0)
-
-
-# ----------------------------------------------------------------------------- losses
 
 
 def grpo_loss(

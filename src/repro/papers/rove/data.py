@@ -25,7 +25,7 @@ from repro.core.config import load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
-from repro.papers.rove.countdown import Problem, generate_problems, read_problems  # noqa: F401
+from repro.papers.rove.countdown import Problem, generate_problems
 
 log = get_logger("rove.data")
 

@@ -15,7 +15,6 @@ distribution).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -25,20 +24,18 @@ import torch
 
 from repro.core.config import load_settings
 from repro.core.io import write_json
+from repro.core.metrics import pass_at_k
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.countdown import canonical, check_equation, extract_equation, make_prompt
+from repro.papers.rove.countdown import (
+    canonical,
+    check_equation,
+    extract_equation,
+    make_prompt,
+    read_problems,
+)
 from repro.papers.rove.policy import job_setup, load_policy, sample
 
 log = get_logger("rove.evaluate")
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k (Chen et al. 2021): 1 - C(n-c, k) / C(n, k), computed as a product."""
-    if k > n:
-        raise ValueError(f"pass@{k} needs at least {k} samples, got {n}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -361,7 +361,7 @@ def token_stats(
     lsm = torch.log_softmax(logits, dim=-1)
     out = {"logp": lsm.gather(-1, ids[:, 1:, None]).squeeze(-1)}
     if mean_vocab:
-        out["mlp"] = lsm.mean(-1)  # mean_a log pi(a|s_t): the official sum_log_softmax / |V|
+        out["mlp"] = lsm.mean(-1)  # mean_a log pi(a|s_t) = mean logit - logsumexp
     if entropy:
         out["entropy"] = -(lsm.exp() * lsm).sum(-1)
     return out

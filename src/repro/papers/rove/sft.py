@@ -22,9 +22,22 @@ import torch
 from repro.core.config import load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.algos import masked_mean, pack, token_stats
-from repro.papers.rove.countdown import Problem, make_prompt, random_equation, solutions
-from repro.papers.rove.policy import Policy, build_policy, job_setup, n_params, save_policy
+from repro.papers.rove.countdown import (
+    Problem,
+    make_prompt,
+    random_equation,
+    read_problems,
+    solutions,
+)
+from repro.papers.rove.policy import (
+    Policy,
+    build_policy,
+    job_setup,
+    n_params,
+    pack,
+    save_policy,
+    token_stats,
+)
 
 log = get_logger("rove.sft")
 
@@ -93,7 +106,8 @@ def main(argv: list[str] | None = None) -> None:
                 cfg.get("correct_fraction", 0.0),
             )
             ids, attn, act = ids.to(device), attn.to(device), act.to(device)
-            loss = -masked_mean(token_stats(policy.model, ids, attn, 1.0)["logp"], act)
+            logp = token_stats(policy.model, ids, attn, 1.0)["logp"]
+            loss = -(logp * act).sum() / act.sum()  # cross-entropy on the answer tokens
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)

@@ -32,12 +32,18 @@ from repro.papers.rove.algos import (
     grpo_advantages,
     masked_mean,
     method_loss,
-    pack,
     rover_rewards,
+)
+from repro.papers.rove.countdown import Problem, make_prompt, read_problems, score
+from repro.papers.rove.policy import (
+    Policy,
+    job_setup,
+    load_policy,
+    pack,
+    sample,
+    save_policy,
     token_stats,
 )
-from repro.papers.rove.countdown import Problem, make_prompt, score
-from repro.papers.rove.policy import Policy, job_setup, load_policy, sample, save_policy
 
 log = get_logger("rove.train")
 
