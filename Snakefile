@@ -34,7 +34,7 @@ rule summary:
         scale=SCALE,
         papers=sorted(PAPERS),
     conda:
-        ENV
+        "environment.yml"
     log:
         f"{LOGS}/summary.log",
     message:

@@ -37,7 +37,11 @@ def count_local_gpus() -> int:
 
 def register_gpu_pool(workflow) -> int:
     """Called from the Snakefile: size the `gpu` resource to the local GPUs unless the user
-    gave --resources gpu=N. Returns the pool size (0 on CPU-only machines: no cap needed)."""
+    gave --resources gpu=N. Returns the pool size (0 on CPU-only machines: no cap needed).
+    Under a cluster executor the scheduler owns the GPUs: the submitting host's count must
+    not cap how many jobs are queued."""
+    if getattr(workflow, "non_local_exec", False):
+        return 0
     if "gpu" in workflow.global_resources:
         return int(workflow.global_resources["gpu"].value)
     n = count_local_gpus()
