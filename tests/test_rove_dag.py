@@ -11,6 +11,7 @@ import yaml
 from conftest import copy_finished, copy_repo, planned_jobs, snakemake
 
 ROVE_RULES = {"rove_fetch", "rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
+              "rove_math_fetch", "rove_math_base", "rove_math_train", "rove_math_evaluate",
               "rove_report", "paper_rove"}
 
 
@@ -37,6 +38,10 @@ def test_fresh_plan_covers_the_whole_rove_dag(tmp_path):
     assert jobs["rove_train"] == n_runs
     assert jobs["rove_evaluate"] == n_runs + len(s["seeds"])  # + the base policy per seed
     assert jobs["rove_sft"] == jobs["rove_fetch"] == 1
+    n_math = len(s["math"]["methods"]) * len(s["seeds"])
+    assert s["math"]["enabled"] and jobs["rove_math_train"] == n_math
+    assert jobs["rove_math_evaluate"] == n_math + len(s["seeds"])
+    assert jobs["rove_math_fetch"] == jobs["rove_math_base"] == 1
     all_jobs = planned_jobs(root, "all")
     assert all_jobs.get("summary") == 1 and set(all_jobs) - {"summary", "all"} <= ROVE_RULES
 
@@ -53,6 +58,11 @@ def test_tiny_dag_outputs(tiny_rove):
     assert list(cd["method"]) == ["base", *_settings(tiny_rove)["countdown"]["methods"]]
     assert any("paper" in col for col in cd.columns)
     assert "0.7" in (out / "tables/countdown.md").read_text()  # the paper's avg@64, labelled
+    math = pd.read_csv(out / "tables/math.csv")
+    assert list(math["method"]) == ["base", *_settings(tiny_rove)["math"]["methods"],
+                                    "best_baseline"]
+    assert "math_pass@1 (ours)" in math.columns
+    assert "72" in (out / "tables/math.md").read_text()  # the paper's Fig. 1 pass@256, labelled
     toy = pd.read_csv(out / "tables/toy.csv")
     assert set(toy["method"]) == set(_settings(tiny_rove)["toy"]["methods"])
     for fig in ("toy_policies", "passk", "entropy"):
@@ -70,8 +80,20 @@ def test_editing_train_code_reruns_only_rove_train_evaluate_report(tiny_rove, tm
     _edit(root / "src/repro/papers/rove/train.py")
     s = _settings(root)
     n_runs = len(s["countdown"]["methods"]) * len(s["seeds"])
+    n_math = len(s["math"]["methods"]) * len(s["seeds"])
     jobs = planned_jobs(root, "paper_rove")
-    assert jobs == {"rove_train": n_runs, "rove_evaluate": n_runs, "rove_report": 1,
+    assert jobs == {"rove_train": n_runs, "rove_evaluate": n_runs, "rove_math_train": n_math,
+                    "rove_math_evaluate": n_math, "rove_report": 1, "paper_rove": 1}
+
+
+def test_editing_math_task_code_reruns_only_the_math_jobs(tiny_rove, tmp_path):
+    root = copy_finished(tiny_rove, tmp_path / "edit_math")
+    _edit(root / "src/repro/papers/rove/math_task.py")
+    s = _settings(root)
+    n_math = len(s["math"]["methods"]) * len(s["seeds"])
+    jobs = planned_jobs(root, "paper_rove")
+    assert jobs == {"rove_math_fetch": 1, "rove_math_base": 1, "rove_math_train": n_math,
+                    "rove_math_evaluate": n_math + len(s["seeds"]), "rove_report": 1,
                     "paper_rove": 1}
 
 

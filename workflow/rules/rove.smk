@@ -1,7 +1,8 @@
-# ROVER (arXiv 2509.24981): Fig. 5 toy, the uniform-Q theorem, Countdown RL.
+# ROVER (arXiv 2509.24981): Fig. 5 toy, the uniform-Q theorem, Countdown RL, math RL.
 # fetch -> train (toy, theorem, sft warm-up, RL per method x seed) -> evaluate -> report.
+# The math rules (DeepScaleR; `math.enabled` at tiny and full) mirror the Countdown ones.
 
-localrules: rove_fetch, rove_report, paper_rove  # run where snakemake runs, never via SLURM
+localrules: rove_fetch, rove_math_fetch, rove_report, paper_rove  # never via SLURM
 
 ROVE_CFG, ROVE = paper_settings("rove", SCALE)
 ROVE_OUT = f"{RESULTS}/rove"
@@ -11,10 +12,16 @@ ROVE_SEEDS = ROVE["seeds"]
 ROVE_METHODS = ROVE["countdown"]["methods"]
 ROVE_CD = f"{ROVE_OUT}/countdown"
 # The modules each Countdown job imports (their edits rerun exactly the jobs that run them).
-ROVE_CD_CODE = [*src("rove", "countdown", "policy"), *CORE_JOB, *core("device")]
+ROVE_CD_CODE = [*src("rove", "countdown", "tasks", "policy"), *CORE_JOB, *core("device")]
+ROVE_MATH_ON = bool(ROVE["math"]["enabled"])
+ROVE_MATH_METHODS = ROVE["math"]["methods"] if ROVE_MATH_ON else []
+ROVE_MATH = f"{ROVE_OUT}/math"
+ROVE_MATH_DATA = f"{ROVE_DATA}/math"
+ROVE_MATH_CODE = [*src("rove", "math_task", "tasks", "policy"), *CORE_JOB, *core("device")]
 
 wildcard_constraints:
     method="|".join(ROVE_METHODS),
+    mmethod="|".join(ROVE_MATH_METHODS) or "none",
     seed=r"\d+",
 
 
@@ -159,8 +166,119 @@ rule rove_evaluate:
         " --policy {input.policy} --out {output.metrics} 2> {log}"
 
 
+if ROVE_MATH_ON:
+
+    rule rove_math_fetch:
+        input:
+            code=[*src("rove", "math_task"), *CORE_JOB],
+            config=ROVE_CFG,
+        output:
+            train=f"{ROVE_MATH_DATA}/train.jsonl",
+            test=f"{ROVE_MATH_DATA}/test.jsonl",
+            source=f"{ROVE_MATH_DATA}/source.json",
+        params:
+            scale=SCALE,
+            mirror=MIRROR,
+            out=lambda w, output: os.path.dirname(output.train),
+        conda:
+            ENV
+        log:
+            f"{ROVE_LOGS}/math_fetch.log",
+        message:
+            "ROVER: fetch math problems (DeepScaleR, benchmarks; scale {params.scale})"
+        shell:
+            "python -m repro.papers.rove.math_task --config {input.config} --scale {params.scale}"
+            " --mirror {params.mirror} --out {params.out} 2> {log}"
+
+    rule rove_math_base:
+        input:
+            code=[*src("rove", "sft"), *ROVE_MATH_CODE],
+            config=ROVE_CFG,
+            train=rules.rove_math_fetch.output.train,
+        output:
+            base=directory(f"{ROVE_MATH}/base"),
+        params:
+            scale=SCALE,
+            data=lambda w, input: os.path.dirname(input.train),
+        resources:
+            gpu=1 if SCALE == "full" else 0,
+        conda:
+            ENV
+        log:
+            f"{ROVE_LOGS}/math_base.log",
+        message:
+            "ROVER: the math base policy (the pretrained model as is; a warmed-up scratch model at tiny)"
+        shell:
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.sft --task math --config {input.config} --scale {params.scale}"
+            " --data {params.data} --out {output.base} 2> {log}"
+
+    rule rove_math_train:
+        input:
+            code=[*src("rove", "train", "algos"), *ROVE_MATH_CODE],
+            config=ROVE_CFG,
+            train=rules.rove_math_fetch.output.train,
+            base=rules.rove_math_base.output.base,
+        output:
+            run=directory(f"{ROVE_MATH}/{{mmethod}}/seed{{seed}}"),
+        params:
+            scale=SCALE,
+            data=lambda w, input: os.path.dirname(input.train),
+        resources:
+            gpu=1 if SCALE == "full" else 0,
+        conda:
+            ENV
+        log:
+            f"{ROVE_LOGS}/math_train_{{mmethod}}_seed{{seed}}.log",
+        message:
+            "ROVER: math RL with {wildcards.mmethod}, seed {wildcards.seed}"
+        shell:
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.train --task math --config {input.config} --scale {params.scale}"
+            " --method {wildcards.mmethod} --seed {wildcards.seed} --data {params.data}"
+            " --base {input.base} --out {output.run} 2> {log}"
+
+    rule rove_math_evaluate:
+        input:
+            code=[*src("rove", "evaluate"), *ROVE_MATH_CODE, *core("metrics")],
+            config=ROVE_CFG,
+            test=rules.rove_math_fetch.output.test,
+            policy=lambda w: (
+                rules.rove_math_base.output.base
+                if w.mevalmethod == "base"
+                else f"{ROVE_MATH}/{w.mevalmethod}/seed{w.seed}"
+            ),
+        output:
+            metrics=f"{ROVE_MATH}/eval/{{mevalmethod}}_seed{{seed}}.json",
+        wildcard_constraints:
+            mevalmethod="|".join(["base", *ROVE_MATH_METHODS]),
+        params:
+            scale=SCALE,
+            data=lambda w, input: os.path.dirname(input.test),
+        resources:
+            gpu=1 if SCALE == "full" else 0,
+        conda:
+            ENV
+        log:
+            f"{ROVE_LOGS}/math_evaluate_{{mevalmethod}}_seed{{seed}}.log",
+        message:
+            "ROVER: evaluate {wildcards.mevalmethod} (seed {wildcards.seed}) on the math benchmarks"
+        shell:
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.evaluate --task math --config {input.config} --scale {params.scale}"
+            " --method {wildcards.mevalmethod} --seed {wildcards.seed} --data {params.data}"
+            " --policy {input.policy} --out {output.metrics} 2> {log}"
+
+
 ROVE_EVAL_METHODS = ["base", *ROVE_METHODS]
-ROVE_TABLES = [f"{ROVE_OUT}/tables/{t}.{ext}" for t in ("toy", "theorem", "countdown", "paper_reported") for ext in ("csv", "md")]
+ROVE_MATH_EVALS = expand(
+    f"{ROVE_MATH}/eval/{{m}}_seed{{s}}.json", m=["base", *ROVE_MATH_METHODS], s=ROVE_SEEDS
+) if ROVE_MATH_ON else []
+ROVE_MATH_RUNS = expand(
+    f"{ROVE_MATH}/{{m}}/seed{{s}}", m=ROVE_MATH_METHODS, s=ROVE_SEEDS
+) if ROVE_MATH_ON else []
+ROVE_TABLES = [
+    f"{ROVE_OUT}/tables/{t}.{ext}"
+    for t in ("toy", "theorem", "countdown", "paper_reported", *(["math"] if ROVE_MATH_ON else []))
+    for ext in ("csv", "md")
+]
 ROVE_FIGURES = [f"{ROVE_OUT}/figures/{f}.png" for f in ("toy_policies", "passk", "entropy")]
 
 
@@ -172,6 +290,8 @@ rule rove_report:
         theorem=rules.rove_theorem.output.result,
         evals=expand(f"{ROVE_CD}/eval/{{m}}_seed{{s}}.json", m=ROVE_EVAL_METHODS, s=ROVE_SEEDS),
         runs=expand(f"{ROVE_CD}/{{m}}/seed{{s}}", m=ROVE_METHODS, s=ROVE_SEEDS),
+        math_evals=ROVE_MATH_EVALS,
+        math_runs=ROVE_MATH_RUNS,
     output:
         tables=[report(t, category="ROVER", subcategory="tables") for t in ROVE_TABLES],
         figures=[report(f, category="ROVER", subcategory="figures") for f in ROVE_FIGURES],
@@ -181,6 +301,11 @@ rule rove_report:
     params:
         scale=SCALE,
         out=lambda w, output: os.path.dirname(output.claims_json),
+        math=lambda w, input: (
+            f"--math-evals {' '.join(input.math_evals)} --math-train-runs {' '.join(input.math_runs)}"
+            if ROVE_MATH_ON
+            else ""
+        ),
     conda:
         ENV
     log:
@@ -190,7 +315,7 @@ rule rove_report:
     shell:
         "python -m repro.papers.rove.report --config {input.config} --scale {params.scale}"
         " --toy {input.toy} --theorem {input.theorem} --evals {input.evals}"
-        " --train-runs {input.runs} --out {params.out} 2> {log}"
+        " --train-runs {input.runs} {params.math} --out {params.out} 2> {log}"
 
 
 rule paper_rove:

@@ -26,20 +26,29 @@ from repro.core.config import load_settings
 from repro.core.io import write_json
 from repro.core.metrics import pass_at_k
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.countdown import (
-    canonical,
-    check_equation,
-    extract_equation,
-    make_prompt,
-    read_problems,
-)
 from repro.papers.rove.policy import job_setup, load_policy, sample
+from repro.papers.rove.tasks import TASKS, get_task
 
 log = get_logger("rove.evaluate")
 
 
+def _metrics(per_problem: list[dict[str, Any]], n: int, ks: list[int], prefix: str) -> dict:
+    """avg@n, pass@k and distinct_correct, each the mean over problems, names prefixed."""
+    return {
+        f"{prefix}avg@{n}": float(np.mean([r["correct"] / n for r in per_problem])),
+        **{
+            f"{prefix}pass@{k}": float(
+                np.mean([pass_at_k(n, r["correct"], k) for r in per_problem])
+            )
+            for k in ks
+        },
+        f"{prefix}distinct_correct": float(np.mean([r["distinct_correct"] for r in per_problem])),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Countdown evaluation: avg@n, pass@k, diversity")
+    ap = argparse.ArgumentParser(description="Evaluation: avg@n, pass@k, diversity")
+    ap.add_argument("--task", default="countdown", choices=TASKS)
     ap.add_argument("--config", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--method", required=True, help="method name for the records, or `base`")
@@ -49,18 +58,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
-    cd = settings["countdown"]
+    cd = settings[args.task]
+    task = get_task(args.task, cd)
     ev = cd["eval"]
     if args.method not in [*cd["methods"], "base"]:
         raise SystemExit(
             f"unknown method {args.method!r}: allowed are {', '.join([*cd['methods'], 'base'])}"
         )
     device = job_setup(args.scale, args.seed)
-    problems = read_problems(Path(args.data) / "test.jsonl")
+    problems = task.read_problems(Path(args.data) / "test.jsonl")
     if ev.get("n_problems"):
         problems = problems[: ev["n_problems"]]
     policy = load_policy(args.policy, device)
-    tok, style, n = policy.tokenizer, cd["prompt"], int(ev["n_samples"])
+    tok, n = policy.tokenizer, int(ev["n_samples"])
     gen = torch.Generator(device=device).manual_seed(args.seed)
     t0 = time.time()
     per_problem: list[dict[str, Any]] = []
@@ -68,34 +78,38 @@ def main(argv: list[str] | None = None) -> None:
     chunk = max(1, int(ev["batch_size"]) // n)  # problems per sampling call
     for start in progress(range(0, len(problems), chunk), desc=f"eval {args.method}"):
         group = problems[start : start + chunk]
-        prompts = [tok.encode(make_prompt(p, style)) for p in group for _ in range(n)]
+        prompts = [task.prompt_ids(tok, p) for p in group for _ in range(n)]
         resp, ents = sample(
-            policy, prompts, ev["max_new_tokens"], ev["temperature"], ev["top_p"], gen
+            policy,
+            prompts,
+            ev["max_new_tokens"],
+            ev["temperature"],
+            ev["top_p"],
+            gen,
+            batch_size=int(ev.get("gen_batch_size", 1024)),
         )
         ent_total += sum(ents)
         tok_total += sum(len(r) for r in resp)
         for j, p in enumerate(group):
-            eqs = [extract_equation(tok.decode(r), style) for r in resp[j * n : (j + 1) * n]]
-            good = [e for e in eqs if check_equation(e, p)]
+            keys = [task.correct_key(tok.decode(r), p) for r in resp[j * n : (j + 1) * n]]
+            good = [k for k in keys if k is not None]
             per_problem.append(
                 {
-                    "nums": list(p.nums),
-                    "target": p.target,
+                    **task.record(p),
                     "n": n,
                     "correct": len(good),
-                    "distinct_correct": len({canonical(e) for e in good}),
+                    "distinct_correct": len(set(good)),
                 }
             )
     ks = [k for k in ev["ks"] if k <= n]
-    metrics: dict[str, float] = {
-        f"avg@{n}": float(np.mean([r["correct"] / n for r in per_problem])),
-        **{
-            f"pass@{k}": float(np.mean([pass_at_k(n, r["correct"], k) for r in per_problem]))
-            for k in ks
-        },
-        "distinct_correct": float(np.mean([r["distinct_correct"] for r in per_problem])),
-        "entropy": ent_total / max(1, tok_total),
-    }
+    metrics = _metrics(per_problem, n, ks, "" if task.name == "countdown" else f"{task.name}_")
+    metrics[f"{'' if task.name == 'countdown' else task.name + '_'}entropy"] = ent_total / max(
+        1, tok_total
+    )
+    if task.name == "math":  # per benchmark too (the pooled numbers average them, as Fig. 1)
+        for source in dict.fromkeys(r["source"] for r in per_problem):
+            rows = [r for r in per_problem if r["source"] == source]
+            metrics.update(_metrics(rows, n, ks, f"math_{source}_"))
     records = [
         {"method": args.method, "metric": m, "seed": args.seed, "value": v}
         for m, v in metrics.items()
@@ -112,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
         {
             "records": records,
             "per_problem": per_problem,
-            "settings": {"n_problems": len(problems), **ev},
+            "settings": {"task": task.name, "n_problems": len(problems), **ev},
         },
     )
 

@@ -2,7 +2,7 @@
 
 One code path for every scale; only config differs:
 - `model.kind: scratch`: a small transformers Llama trained from scratch with our character
-  tokenizer (tiny/small, CPU);
+  tokenizer (tiny/small, CPU; the math task's tiny model uses the byte-level tokenizer);
 - `model.kind: pretrained`: a hub model (e.g. Qwen/Qwen2.5-3B) with its own tokenizer behind the
   same interface (full, GPU, bf16).
 
@@ -66,6 +66,34 @@ class CharTokenizer:
         return CharTokenizer(json.loads((path / "char_tokenizer.json").read_text())["charset"])
 
 
+class ByteTokenizer:
+    """Byte-level tokenizer (UTF-8) for scratch models on free text (the tiny math task):
+    ids 0/1 are pad/eos, byte b is id b + 2."""
+
+    kind = "byte"
+    pad_id, eos_id = 0, 1
+
+    @property
+    def vocab_size(self) -> int:
+        return 258
+
+    def encode(self, text: str) -> list[int]:
+        return [b + 2 for b in text.encode("utf-8")]
+
+    def decode(self, ids: list[int]) -> str:
+        """Text of the ids up to (not including) the first eos; pads are dropped."""
+        out = bytearray()
+        for i in ids:
+            if i == self.eos_id:
+                break
+            if i != self.pad_id:
+                out.append(i - 2)
+        return out.decode("utf-8", errors="replace")
+
+    def save(self, path: Path) -> None:
+        write_json(path / "byte_tokenizer.json", {"kind": "byte", "specials": SPECIALS})
+
+
 class HFTokenizer:
     """A hub tokenizer behind the CharTokenizer interface (plain-text prompts, no chat template:
     the paper's Countdown runs prompt a *base* model with the raw TinyZero text)."""
@@ -98,7 +126,7 @@ class Policy:
     """A causal LM and its tokenizer, on one device."""
 
     model: torch.nn.Module
-    tokenizer: CharTokenizer | HFTokenizer
+    tokenizer: CharTokenizer | ByteTokenizer | HFTokenizer
     meta: dict[str, Any]
 
     @property
@@ -119,12 +147,17 @@ def _dtype(name: str) -> torch.dtype:
 
 
 def build_policy(model_cfg: dict[str, Any], device: str) -> Policy:
-    """A fresh policy from the `countdown.model` config block."""
+    """A fresh policy from a task's `model` config block (`tokenizer: byte` for a byte-level
+    scratch model, else the char tokenizer over `charset`)."""
     kind = model_cfg["kind"]
     if kind == "scratch":
         from transformers import LlamaConfig, LlamaForCausalLM
 
-        tok = CharTokenizer(model_cfg.get("charset", CHARSET))
+        tok = (
+            ByteTokenizer()
+            if model_cfg.get("tokenizer") == "byte"
+            else CharTokenizer(model_cfg.get("charset", CHARSET))
+        )
         cfg = LlamaConfig(
             vocab_size=tok.vocab_size,
             hidden_size=model_cfg["hidden_size"],
@@ -143,7 +176,7 @@ def build_policy(model_cfg: dict[str, Any], device: str) -> Policy:
         return Policy(model.to(device), tok, meta)
     if kind == "pretrained":
         return _from_hub(model_cfg, device)
-    raise ValueError(f"countdown.model.kind {kind!r} is not one of scratch, pretrained")
+    raise ValueError(f"model.kind {kind!r} is not one of scratch, pretrained")
 
 
 def _from_hub(model_cfg: dict[str, Any], device: str, path: str | None = None) -> Policy:
@@ -196,7 +229,9 @@ def load_policy(path: str | Path, device: str) -> Policy:
         from transformers import LlamaForCausalLM
 
         model = LlamaForCausalLM.from_pretrained(path, dtype=torch.float32)
-        return Policy(model.to(device), CharTokenizer.load(path), meta)
+        byte = (path / "byte_tokenizer.json").exists()
+        tok = ByteTokenizer() if byte else CharTokenizer.load(path)
+        return Policy(model.to(device), tok, meta)
     return _from_hub(meta, device, path=None if meta["weights"] == "hub" else str(path))
 
 

@@ -22,6 +22,7 @@ from repro.core.tables import mean_sd, paper_value, write_table
 from repro.papers.rove import plots
 
 MATH_SETTING = "Qwen3-8B-Base, avg of math benchmarks"
+FIG1_SETTING = "Qwen3-8B-Base, AIME24/25+HMMT25"
 COUNTDOWN_SETTING = "Qwen2.5-3B, Countdown (TinyZero), ~400 steps"
 
 
@@ -107,6 +108,34 @@ def countdown_table(
     return pd.DataFrame(rows)
 
 
+def math_table(
+    records: list[dict[str, Any]],
+    methods: list[str],
+    reported: list[dict[str, Any]],
+    benchmarks: list[str],
+) -> pd.DataFrame:
+    """Math RL: our pooled metrics (mean over the test problems of all benchmarks, each
+    benchmark the same size at full: 30 problems) beside the paper's Tab. 1 / Fig. 1 numbers."""
+    vals = _by(records)
+    pooled = [r["metric"] for r in records if r["metric"].startswith("math_")]
+    per_bench = tuple(f"math_{b}_" for b in benchmarks)
+    pooled = [m for m in dict.fromkeys(pooled) if not m.startswith(per_bench)]
+    rows = []
+    for m in [*methods, "best_baseline"]:
+        row: dict[str, Any] = {"method": m}
+        for metric in pooled:
+            row[f"{metric} (ours)"] = _pm(vals[(m, metric)])
+        for metric in ("pass@1", "pass@256"):
+            row[f"{metric} (paper: {FIG1_SETTING}, Fig. 1)"] = paper_value(
+                reported, m, metric, FIG1_SETTING
+            )
+        row[f"pass@1 (paper: {MATH_SETTING}, Tab. 1)"] = paper_value(
+            reported, m, "pass@1", MATH_SETTING
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def passk_curves(evals: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, ...]]:
     """pass@k for every k <= n from the per-problem correct counts; mean/sd over seeds."""
     per_method: dict[str, list[np.ndarray]] = defaultdict(list)
@@ -138,7 +167,9 @@ def entropy_series(train_logs: list[dict[str, Any]]) -> dict[str, tuple[np.ndarr
     return out
 
 
-def train_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def train_records(
+    train_logs: list[dict[str, Any]], metric: str = "train_entropy_final"
+) -> list[dict[str, Any]]:
     """Entropy at the end of training (mean of the last 10% of steps), one record per run."""
     recs = []
     for tl in train_logs:
@@ -147,7 +178,7 @@ def train_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         recs.append(
             {
                 "method": tl["method"],
-                "metric": "train_entropy_final",
+                "metric": metric,
                 "seed": tl["seed"],
                 "value": float(np.mean(tail)),
             }
@@ -168,6 +199,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--evals", nargs="+", required=True)
     ap.add_argument("--train-runs", nargs="+", required=True,
                     help="RL run directories, each with its train_log.json")
+    ap.add_argument("--math-evals", nargs="*", default=[],
+                    help="math evaluations (also recognised in --evals by settings.task)")
+    ap.add_argument("--math-train-runs", nargs="*", default=[])
     ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args(argv)
 
@@ -176,11 +210,17 @@ def main(argv: list[str] | None = None) -> None:
     reported = raw["reported"]
     toy = read_json(a.toy)
     th = read_json(a.theorem)
-    evals = [read_json(p) for p in a.evals]
+    all_evals = [read_json(p) for p in [*a.evals, *a.math_evals]]
+    evals = [ev for ev in all_evals if ev.get("settings", {}).get("task", "countdown") != "math"]
+    math_evals = [ev for ev in all_evals if ev.get("settings", {}).get("task") == "math"]
     logs = [read_json(Path(p) / "train_log.json") for p in a.train_runs]
+    math_logs = [read_json(Path(p) / "train_log.json") for p in a.math_train_runs]
+    math_records = [r for ev in math_evals for r in ev["records"]] + train_records(
+        math_logs, "math_train_entropy_final"
+    )
     methods = ["base", *settings["countdown"]["methods"]]
     cd_records = [r for ev in evals for r in ev["records"]] + train_records(logs)
-    records = toy["records"] + th["records"] + cd_records
+    records = toy["records"] + th["records"] + cd_records + math_records
 
     tables = a.out / "tables"
     write_table(
@@ -205,6 +245,21 @@ def main(argv: list[str] | None = None) -> None:
         "problems. Paper columns come from different models and data (labelled), shown "
         "for orientation only.",
     )
+    if math_evals:
+        write_table(
+            math_table(
+                math_records,
+                ["base", *settings["math"]["methods"]],
+                reported,
+                settings["math"]["data"]["test"],
+            ),
+            tables,
+            "math",
+            f"Math RL (scale {a.scale}): ours are mean ± sd over seeds, pooled over the test "
+            f"benchmarks ({', '.join(settings['math']['data']['test'])}); the paper's columns "
+            "are Qwen3-8B-Base (Fig. 1: AIME24/25+HMMT25; Tab. 1: avg of its math benchmarks). "
+            "Only the full scale is the paper's setting.",
+        )
     write_table(
         reported_table(reported),
         tables,

@@ -1,4 +1,5 @@
-"""Supervised warm-up of the base policy on random valid-format equations.
+"""Supervised warm-up of the base policy on random valid-format answers (`--task`, default
+countdown; math: a boxed answer of a random training problem, scratch model only).
 
     python -m repro.papers.rove.sft --config config/papers/rove.yaml --scale small \
         --data data/rove/small --out results/small/rove/countdown/base
@@ -22,13 +23,6 @@ import torch
 from repro.core.config import load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.countdown import (
-    Problem,
-    make_prompt,
-    random_equation,
-    read_problems,
-    solutions,
-)
 from repro.papers.rove.policy import (
     Policy,
     build_policy,
@@ -38,30 +32,29 @@ from repro.papers.rove.policy import (
     save_policy,
     token_stats,
 )
+from repro.papers.rove.tasks import TASKS, Task, get_task
 
 log = get_logger("rove.sft")
 
 
 def sft_batch(
     policy: Policy,
-    problems: list[Problem],
+    problems: list,
     rng: np.random.Generator,
     batch_size: int,
-    style: str,
+    task: Task,
     correct_fraction: float = 0.0,
 ):
-    """A batch of (prompt, equation + eos) pairs, packed for the causal LM: a random
-    valid-format equation, or with probability `correct_fraction` a random correct one."""
+    """A batch of (prompt, answer + eos) pairs, packed for the causal LM. Countdown: a random
+    valid-format equation, or with probability `correct_fraction` a random correct one; math:
+    see `math_task.MathTask.warmup_answer`."""
     tok = policy.tokenizer
     idx = rng.integers(0, len(problems), size=batch_size)
     prompts, answers = [], []
     for i in idx:
         p = problems[int(i)]
-        eq = random_equation(p.nums, rng)
-        if correct_fraction > 0 and rng.random() < correct_fraction:
-            good = solutions(p)
-            eq = good[int(rng.integers(len(good)))] if good else eq
-        prompts.append(tok.encode(make_prompt(p, style)))
+        eq = task.warmup_answer(p, rng, correct_fraction)
+        prompts.append(task.prompt_ids(tok, p))
         answers.append(tok.encode(eq) + [tok.eos_id])
     return pack(prompts, answers, tok.pad_id)
 
@@ -75,19 +68,21 @@ def lr_at(step: int, steps: int, lr: float, warmup: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Countdown SFT warm-up (the shared base model)")
+    ap = argparse.ArgumentParser(description="SFT warm-up (the shared base model of a task)")
+    ap.add_argument("--task", default="countdown", choices=TASKS)
     ap.add_argument("--config", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
-    cd = settings["countdown"]
+    cd = settings[args.task]
+    task = get_task(args.task, cd)
     cfg = cd["sft"]
     seed = int(settings["seeds"][0])
     device = job_setup(args.scale, seed)
     rng = np.random.default_rng(seed)
-    problems = read_problems(Path(args.data) / "train.jsonl")
+    problems = task.read_problems(Path(args.data) / "train.jsonl")
     policy = build_policy(cd["model"], device)
     curve: list[dict[str, float]] = []
     if cfg["steps"] > 0:
@@ -102,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
                 problems,
                 rng,
                 cfg["batch_size"],
-                cd["prompt"],
+                task,
                 cfg.get("correct_fraction", 0.0),
             )
             ids, attn, act = ids.to(device), attn.to(device), act.to(device)
@@ -125,7 +120,9 @@ def main(argv: list[str] | None = None) -> None:
         "steps": curve,
         "note": "pretrained base used as is"
         if cfg["steps"] == 0
-        else "random valid-format equations",
+        else "random valid-format equations"
+        if args.task == "countdown"
+        else "boxed answers of random training problems",
     }
     with atomic_path(args.out) as tmp:
         save_policy(policy, tmp, weights=cfg["steps"] > 0)

@@ -1,4 +1,7 @@
-"""RL on Countdown from the shared base policy: GRPO, GRPO (KL), GRPO clip-higher, or ROVER.
+"""RL from the shared base policy: GRPO, GRPO (KL), GRPO clip-higher, or ROVER.
+
+`--task countdown` (default; config block `countdown:`) or `--task math` (block `math:`, the
+DeepScaleR setting): the same loop, only problems, prompts and rewards differ (tasks.py).
 
     python -m repro.papers.rove.train --config config/papers/rove.yaml --scale small \
         --method rover --seed 0 --data data/rove/small \
@@ -34,7 +37,6 @@ from repro.papers.rove.algos import (
     method_loss,
     rover_rewards,
 )
-from repro.papers.rove.countdown import Problem, make_prompt, read_problems, score
 from repro.papers.rove.policy import (
     Policy,
     job_setup,
@@ -44,6 +46,7 @@ from repro.papers.rove.policy import (
     save_policy,
     token_stats,
 )
+from repro.papers.rove.tasks import TASKS, Task, get_task
 
 log = get_logger("rove.train")
 
@@ -77,17 +80,17 @@ def rl_step(
     policy: Policy,
     ref_model: torch.nn.Module | None,
     opt: torch.optim.Optimizer,
-    problems: list[Problem],
+    problems: list,
     rng: np.random.Generator,
     gen: torch.Generator,
-    style: str,
+    task: Task,
 ) -> dict[str, Any]:
     """One rollout batch and its `minibatches` gradient steps; returns the step's metrics."""
     tok, model, dev = policy.tokenizer, policy.model, policy.device
     g = cfg.group_size
     chosen = rng.choice(len(problems), size=cfg.prompts_per_step, replace=False)
     batch = [problems[int(i)] for i in chosen for _ in range(g)]
-    prompts = [tok.encode(make_prompt(p, style)) for p in batch]
+    prompts = [task.prompt_ids(tok, p) for p in batch]
     responses, ent_sums = sample(
         policy,
         prompts,
@@ -97,10 +100,7 @@ def rl_step(
         gen,
         batch_size=cfg.gen_batch_size or len(prompts),
     )
-    graded = [
-        score(tok.decode(r), p, style, cfg.format_score)
-        for r, p in zip(responses, batch, strict=True)
-    ]
+    graded = [task.score(tok.decode(r), p) for r, p in zip(responses, batch, strict=True)]
     rewards = torch.tensor([s for s, _ in graded], dtype=torch.float32, device=dev)
     ids, attn, act = (t.to(dev) for t in pack(prompts, responses, tok.pad_id))
     rover = cfg.method == "rover"
@@ -164,7 +164,8 @@ def _save_resume(path: Path, state: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Countdown RL: GRPO variants or ROVER")
+    ap = argparse.ArgumentParser(description="RL on Countdown or math: GRPO variants or ROVER")
+    ap.add_argument("--task", default="countdown", choices=TASKS)
     ap.add_argument("--config", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--method", required=True)
@@ -174,13 +175,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
-    cd = settings["countdown"]
+    cd = settings[args.task]
+    task = get_task(args.task, cd)
     allowed = [m for m in cd["methods"] if m in METHODS]
     if args.method not in allowed:
         raise SystemExit(f"unknown method {args.method!r}: allowed are {', '.join(allowed)}")
     cfg = RLConfig.from_settings(args.method, cd["rl"])
     device = job_setup(args.scale, args.seed)
-    problems = read_problems(Path(args.data) / "train.jsonl")
+    problems = task.read_problems(Path(args.data) / "train.jsonl")
     policy = load_policy(args.base, device)
     ref_model = None
     if cfg.beta > 0:  # the reference of GRPO (KL) is the base (SFT) model, frozen
@@ -203,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     for step in progress(
         range(len(steps), cfg.steps), desc=f"{cfg.method} s{args.seed}", total=cfg.steps
     ):
-        m = rl_step(cfg, policy, ref_model, opt, problems, rng, gen, cd["prompt"])
+        m = rl_step(cfg, policy, ref_model, opt, problems, rng, gen, task)
         steps.append({"step": step + 1, **m})
         if (step + 1) % max(1, cfg.steps // 10) == 0:
             log.info(
