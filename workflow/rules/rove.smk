@@ -2,7 +2,7 @@
 # fetch -> train (toy, theorem, sft warm-up, RL per method x seed) -> evaluate -> report.
 # The math rules (DeepScaleR; `math.enabled` at tiny and full) mirror the Countdown ones.
 
-localrules: rove_fetch, rove_math_fetch, rove_report, paper_rove  # never via SLURM
+localrules: rove_fetch, rove_report, paper_rove  # never via SLURM
 
 ROVE_CFG, ROVE = paper_settings("rove", SCALE)
 ROVE_OUT = f"{RESULTS}/rove"
@@ -167,6 +167,8 @@ rule rove_evaluate:
 
 
 if ROVE_MATH_ON:
+
+    localrules: rove_math_fetch
 
     rule rove_math_fetch:
         input:
