@@ -15,7 +15,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-TRIVIAL = 'rule all:\n    input: "a.txt"\n\nrule a:\n    output: "a.txt"\n    shell: "touch {output}"\n'
+TRIVIAL = (
+    'rule all:\n    input: "a.txt"\n\n'
+    'rule a:\n    output: "a.txt"\n    shell: "touch {output}"\n'
+)
 
 
 def time_dry_run(workdir: Path, args: list[str], repeats: int) -> float:
