@@ -71,3 +71,34 @@ def copy_finished(src: Path, dest: Path) -> Path:
     """Copy a finished run (mtimes and Snakemake metadata kept) to try an edit on it."""
     shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
     return dest
+
+
+SLURM_SCRIPT = REPO / "scripts" / "slurm_local.sh"
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A running local SLURM cluster: started here (and stopped after) unless already up."""
+    if subprocess.run(["bash", str(SLURM_SCRIPT), "status"], capture_output=True).returncode == 0:
+        yield
+        return
+    proc = subprocess.run(["bash", str(SLURM_SCRIPT), "start"], capture_output=True, text=True,
+                          timeout=1200)
+    reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+    if proc.returncode == 3:
+        pytest.skip(reason)
+    assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
+    yield
+    subprocess.run(["bash", str(SLURM_SCRIPT), "stop"], capture_output=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _slurm_probe_stays_fast(request):
+    """The SLURM executor plugin runs `scontrol show config` whenever snakemake starts; where
+    slurm is installed but no controller runs, that waits ~9 s every time. Where it is
+    installed, keep the local cluster up for the session so each snakemake call stays fast."""
+    if shutil.which("scontrol"):
+        try:
+            request.getfixturevalue("slurm_cluster")
+        except pytest.skip.Exception:
+            pass

@@ -18,7 +18,6 @@ import pytest
 import yaml
 from conftest import REPO, copy_repo, planned_jobs, snakemake
 
-SCRIPT = REPO / "scripts" / "slurm_local.sh"
 PROFILE = "workflow/profiles/slurm"
 ROVE_LOCAL = {"rove_fetch", "rove_report", "paper_rove"}
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
@@ -28,22 +27,6 @@ HARNESS = ["--slurm-init-seconds-before-status-checks", "1",
            "--seconds-between-status-checks", "1", "--slurm-keep-successful-logs"]
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def slurm_cluster():
-    """A running local SLURM cluster: started here (and stopped after) unless already up."""
-    if subprocess.run(["bash", str(SCRIPT), "status"], capture_output=True).returncode == 0:
-        yield
-        return
-    proc = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True,
-                          timeout=1200)
-    reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-    if proc.returncode == 3:
-        pytest.skip(reason)
-    assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
-    yield
-    subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True)
 
 
 def fitted_resources(profile_dir: Path) -> list[str]:
