@@ -19,7 +19,7 @@ import yaml
 from conftest import REPO, copy_repo, planned_jobs, snakemake
 
 PROFILE = "workflow/profiles/slurm"
-ROVE_LOCAL = {"rove_fetch", "rove_report", "paper_rove"}
+ROVE_LOCAL = {"rove_fetch", "rove_math_fetch", "rove_report", "paper_rove"}
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
 # Test-harness settings on top of the profile: poll SLURM every second instead of every 40 s,
 # keep the SLURM log of every job (the plugin deletes those of successful jobs).
@@ -153,11 +153,13 @@ def test_rove_tables_match_the_local_run(slurm_rove, tiny_rove):
 def test_profile_sizes_every_rove_rule_and_keeps_fetch_and_report_local():
     prof = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())
     assert prof["executor"] == "slurm" and prof["slurm-status-command"] == "squeue"
-    for rule in ("rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate"):
+    for rule in ("rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
+                 "rove_math_base", "rove_math_train", "rove_math_evaluate"):
         assert {"runtime", "mem_mb", "cpus_per_task"} <= set(prof["set-resources"][rule]), rule
     rules = (REPO / "workflow/rules/rove.smk").read_text()
-    local = re.search(r"^localrules:(.*)$", rules, re.M).group(1).split("#")[0]
-    assert {r.strip() for r in local.split(",")} == ROVE_LOCAL
+    local = {r.strip() for line in re.findall(r"^\s*localrules:(.*)$", rules, re.M)
+             for r in line.split("#")[0].split(",")}
+    assert local == ROVE_LOCAL
 
 
 @pytest.mark.parametrize("env,want", [
