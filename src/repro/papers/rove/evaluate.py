@@ -14,7 +14,6 @@ distribution).
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from repro.core.config import load_settings
 from repro.core.io import write_json
 from repro.core.metrics import pass_at_k
 from repro.core.progress import get_logger, progress
 from repro.papers.rove.policy import job_setup, load_policy, sample
-from repro.papers.rove.tasks import TASKS, get_task
+from repro.papers.rove.tasks import job_parser, load_job
 
 log = get_logger("rove.evaluate")
 
@@ -47,19 +45,12 @@ def _metrics(per_problem: list[dict[str, Any]], n: int, ks: list[int], prefix: s
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Evaluation: avg@n, pass@k, diversity")
-    ap.add_argument("--task", default="countdown", choices=TASKS)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser("Evaluation: avg@n, pass@k, diversity")
     ap.add_argument("--method", required=True, help="method name for the records, or `base`")
     ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--data", required=True)
     ap.add_argument("--policy", required=True)
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    settings = load_settings(args.config, args.scale)
-    cd = settings[args.task]
-    task = get_task(args.task, cd)
+    settings, cd, task = load_job(args)
     ev = cd["eval"]
     if args.method not in [*cd["methods"], "base"]:
         raise SystemExit(

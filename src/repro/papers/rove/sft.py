@@ -13,14 +13,12 @@ the first config seed. At full scale `sft.steps: 0`: the pretrained model is the
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from repro.core.config import load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.rove.policy import (
@@ -32,7 +30,7 @@ from repro.papers.rove.policy import (
     save_policy,
     token_stats,
 )
-from repro.papers.rove.tasks import TASKS, Task, get_task
+from repro.papers.rove.tasks import Task, job_parser, load_job
 
 log = get_logger("rove.sft")
 
@@ -68,16 +66,9 @@ def lr_at(step: int, steps: int, lr: float, warmup: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="SFT warm-up (the shared base model of a task)")
-    ap.add_argument("--task", default="countdown", choices=TASKS)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--out", required=True)
+    ap = job_parser("SFT warm-up (the shared base model of a task)")
     args = ap.parse_args(argv)
-    settings = load_settings(args.config, args.scale)
-    cd = settings[args.task]
-    task = get_task(args.task, cd)
+    settings, cd, task = load_job(args)
     cfg = cd["sft"]
     seed = int(settings["seeds"][0])
     device = job_setup(args.scale, seed)

@@ -11,12 +11,33 @@ workflow lists as inputs exactly the modules a job runs).
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 TASKS = ("countdown", "math")
+
+
+def job_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments every sft/train/evaluate job takes; each CLI adds its own."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--task", default="countdown", choices=TASKS)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--scale", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--out", required=True)
+    return ap
+
+
+def load_job(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], Task]:
+    """The merged settings at the job's scale, its task's config block, and the task."""
+    from repro.core.config import load_settings
+
+    settings = load_settings(args.config, args.scale)
+    block = settings[args.task]
+    return settings, block, get_task(args.task, block)
 
 
 class Task(Protocol):

@@ -16,7 +16,6 @@ killed mid-way resumes from `.<out>.resume/` when `checkpoint_every` > 0.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import time
 from dataclasses import asdict
@@ -26,7 +25,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from repro.core.config import load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.rove.algos import (
@@ -46,7 +44,7 @@ from repro.papers.rove.policy import (
     save_policy,
     token_stats,
 )
-from repro.papers.rove.tasks import TASKS, Task, get_task
+from repro.papers.rove.tasks import Task, job_parser, load_job
 
 log = get_logger("rove.train")
 
@@ -164,19 +162,12 @@ def _save_resume(path: Path, state: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="RL on Countdown or math: GRPO variants or ROVER")
-    ap.add_argument("--task", default="countdown", choices=TASKS)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser("RL on Countdown or math: GRPO variants or ROVER")
     ap.add_argument("--method", required=True)
     ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--data", required=True)
     ap.add_argument("--base", required=True)
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    settings = load_settings(args.config, args.scale)
-    cd = settings[args.task]
-    task = get_task(args.task, cd)
+    settings, cd, task = load_job(args)
     allowed = [m for m in cd["methods"] if m in METHODS]
     if args.method not in allowed:
         raise SystemExit(f"unknown method {args.method!r}: allowed are {', '.join(allowed)}")
