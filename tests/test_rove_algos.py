@@ -7,16 +7,9 @@ import math
 import pytest
 import torch
 
-from repro.papers.rove.algos import (
-    RLConfig,
-    grpo_advantages,
-    grpo_loss,
-    kl_k3,
-    masked_mean,
-    rover_loss,
-    rover_rewards,
-)
-from repro.papers.rove.policy import build_policy, pack, sample, token_stats
+from repro.core.rlvr.objectives import grpo_advantages, grpo_loss, kl_k3, masked_mean
+from repro.core.rlvr.policy import build_policy, pack, sample, token_stats
+from repro.papers.rove.algos import make_objective, rover_loss, rover_rewards
 
 TINY_MODEL = {
     "kind": "scratch",
@@ -130,9 +123,10 @@ def test_clip_higher_is_asymmetric():
     # the lower side is unchanged: ratio 0.75 with A < 0 is clipped in both
     assert _grad_of_grpo(0.75, -1.0, 0.2, 0.2) == 0.0
     assert _grad_of_grpo(0.75, -1.0, 0.2, 0.28) == 0.0
-    cfg = RLConfig(method="grpo_clip_higher")
-    assert (cfg.eps_low, cfg.eps_high) == (0.2, 0.28)
-    assert RLConfig(method="grpo").eps_high == 0.2
+    rl = {"rl": {"clip_eps": 0.2, "clip_eps_high": 0.28, "kl_beta": 0.01}}
+    obj = make_objective("grpo_clip_higher", rl)
+    assert (obj.clip_eps, obj.clip_eps_high) == (0.2, 0.28)
+    assert make_objective("grpo", rl).clip_eps_high == 0.2
 
 
 def test_kl_k3_nonnegative_and_zero_at_equality():
@@ -140,7 +134,9 @@ def test_kl_k3_nonnegative_and_zero_at_equality():
     a, b = torch.randn(1000), torch.randn(1000)
     assert torch.all(kl_k3(a, b) >= 0)
     assert torch.all(kl_k3(a, a) == 0)
-    assert RLConfig(method="grpo_kl").beta == 0.01 and RLConfig(method="grpo").beta == 0.0
+    rl = {"rl": {"kl_beta": 0.01}}
+    assert make_objective("grpo_kl", rl).kl_beta == 0.01 and make_objective("grpo", rl).kl_beta == 0
+    assert make_objective("grpo_kl", rl).needs_ref and not make_objective("grpo", rl).needs_ref
 
 
 def test_kl_term_enters_grpo_kl_loss():
@@ -170,7 +166,7 @@ def test_group_rewards():
 
 def test_unknown_method_is_rejected_with_allowed_names():
     with pytest.raises(SystemExit, match="grpo, grpo_kl, grpo_clip_higher, rover"):
-        RLConfig.from_settings("ppo", {})
+        make_objective("ppo", {"rl": {}})
 
 
 def test_sampling_is_seeded_and_stops_at_eos():

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from repro.core.metrics import pass_at_k
-from repro.papers.rove import data as data_mod
-from repro.papers.rove import evaluate, sft, train
-from repro.papers.rove.countdown import (
+from repro.core.rlvr import data as data_mod
+from repro.core.rlvr import evaluate, sft, trainer
+from repro.core.rlvr.countdown import (
     Problem,
     all_equations,
     canonical,
@@ -26,7 +26,8 @@ from repro.papers.rove.countdown import (
     score,
     solutions,
 )
-from repro.papers.rove.policy import CharTokenizer
+from repro.core.rlvr.policy import CharTokenizer
+from repro.papers.rove import train
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = str(ROOT / "config" / "papers" / "rove.yaml")
@@ -237,7 +238,7 @@ def test_same_seed_same_log_and_resume_matches(tiny, monkeypatch):
     _train(tiny, "rover", 1, b)
     assert (a / "train_log.json").read_bytes() == (b / "train_log.json").read_bytes()
     # kill a run after its first step (checkpoint_every 1 at tiny), then resume it
-    real = train.rl_step
+    real = trainer.rl_step
     calls = {"n": 0}
 
     def dying(*args, **kwargs):
@@ -246,12 +247,12 @@ def test_same_seed_same_log_and_resume_matches(tiny, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(train, "rl_step", dying)
+    monkeypatch.setattr(trainer, "rl_step", dying)
     c = tiny / "det" / "c"
     with pytest.raises(KeyboardInterrupt):
         _train(tiny, "rover", 1, c)
     assert not c.exists() and (tiny / "det" / ".c.resume" / "state.pt").exists()
-    monkeypatch.setattr(train, "rl_step", real)
+    monkeypatch.setattr(trainer, "rl_step", real)
     _train(tiny, "rover", 1, c)
     assert (c / "train_log.json").read_bytes() == (a / "train_log.json").read_bytes()
 

@@ -88,7 +88,7 @@ def test_editing_train_code_reruns_only_rove_train_evaluate_report(tiny_rove, tm
 
 def test_editing_math_task_code_reruns_only_the_math_jobs(tiny_rove, tmp_path):
     root = copy_finished(tiny_rove, tmp_path / "edit_math")
-    _edit(root / "src/repro/papers/rove/math_task.py")
+    _edit(root / "src/repro/core/rlvr/math_task.py")
     s = _settings(root)
     n_math = len(s["math"]["methods"]) * len(s["seeds"])
     jobs = planned_jobs(root, "paper_rove")

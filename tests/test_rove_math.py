@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from repro.papers.rove import evaluate, sft, train
-from repro.papers.rove import math_task as mt
-from repro.papers.rove.policy import ByteTokenizer
-from repro.papers.rove.tasks import get_task
+from repro.core.rlvr import evaluate, sft
+from repro.core.rlvr import math_task as mt
+from repro.core.rlvr.policy import ByteTokenizer
+from repro.core.rlvr.tasks import get_task
+from repro.papers.rove import train
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = str(REPO / "config/papers/rove.yaml")
@@ -101,7 +102,7 @@ def test_tiny_math_end_to_end(tmp_path):
          out=tmp_path / "rover")
     log = json.loads((tmp_path / "rover/train_log.json").read_text())
     assert len(log["steps"]) == 2 and all(np.isfinite(s["loss"]) for s in log["steps"])
-    assert log["config"]["temperature"] == 1.0 and log["config"]["std_norm"] is True
+    assert log["config"]["temperature"] == 1.0 and log["config"]["objective"]["std_norm"] is True
     _cli(evaluate, method="rover", seed=0, data=tmp_path / "data", policy=tmp_path / "rover",
          out=tmp_path / "eval.json")
     ev = json.loads((tmp_path / "eval.json").read_text())

@@ -12,12 +12,12 @@ ROVE_SEEDS = ROVE["seeds"]
 ROVE_METHODS = ROVE["countdown"]["methods"]
 ROVE_CD = f"{ROVE_OUT}/countdown"
 # The modules each Countdown job imports (their edits rerun exactly the jobs that run them).
-ROVE_CD_CODE = [*src("rove", "countdown", "tasks", "policy"), *CORE_JOB, *core("device")]
+ROVE_CD_CODE = [*core("rlvr/countdown", "rlvr/tasks", "rlvr/policy"), *CORE_JOB, *core("device")]
 ROVE_MATH_ON = bool(ROVE["math"]["enabled"])
 ROVE_MATH_METHODS = ROVE["math"]["methods"] if ROVE_MATH_ON else []
 ROVE_MATH = f"{ROVE_OUT}/math"
 ROVE_MATH_DATA = f"{ROVE_DATA}/math"
-ROVE_MATH_CODE = [*src("rove", "math_task", "tasks", "policy"), *CORE_JOB, *core("device")]
+ROVE_MATH_CODE = [*core("rlvr/math_task", "rlvr/tasks", "rlvr/policy"), *CORE_JOB, *core("device")]
 
 wildcard_constraints:
     method="|".join(ROVE_METHODS),
@@ -27,7 +27,7 @@ wildcard_constraints:
 
 rule rove_fetch:
     input:
-        code=[*src("rove", "data", "countdown"), *CORE_JOB],
+        code=[*core("rlvr/data", "rlvr/countdown"), *CORE_JOB],
         config=ROVE_CFG,
     output:
         train=f"{ROVE_DATA}/train.jsonl",
@@ -44,7 +44,7 @@ rule rove_fetch:
     message:
         "ROVER: fetch Countdown problems (scale {params.scale})"
     shell:
-        "python -m repro.papers.rove.data --config {input.config} --scale {params.scale}"
+        "python -m repro.core.rlvr.data --config {input.config} --scale {params.scale}"
         " --mirror {params.mirror} --out {params.out} 2> {log}"
 
 
@@ -88,7 +88,7 @@ rule rove_theorem:
 
 rule rove_sft:
     input:
-        code=[*src("rove", "sft"), *ROVE_CD_CODE],
+        code=[*core("rlvr/sft"), *ROVE_CD_CODE],
         config=ROVE_CFG,
         train=rules.rove_fetch.output.train,
     output:
@@ -105,13 +105,13 @@ rule rove_sft:
     message:
         "ROVER: supervised warm-up of the Countdown base policy"
     shell:
-        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.sft --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.sft --config {input.config} --scale {params.scale}"
         " --data {params.data} --out {output.base} 2> {log}"
 
 
 rule rove_train:
     input:
-        code=[*src("rove", "train", "algos"), *ROVE_CD_CODE],
+        code=[*src("rove", "train", "algos"), *core("rlvr/trainer", "rlvr/objectives"), *ROVE_CD_CODE],
         config=ROVE_CFG,
         train=rules.rove_fetch.output.train,
         base=rules.rove_sft.output.base,
@@ -137,7 +137,7 @@ rule rove_train:
 
 rule rove_evaluate:
     input:
-        code=[*src("rove", "evaluate"), *ROVE_CD_CODE, *core("metrics")],
+        code=[*core("rlvr/evaluate"), *ROVE_CD_CODE, *core("metrics")],
         config=ROVE_CFG,
         test=rules.rove_fetch.output.test,
         policy=lambda w: (
@@ -161,7 +161,7 @@ rule rove_evaluate:
     message:
         "ROVER: evaluate {wildcards.evalmethod} (seed {wildcards.seed}) on held-out problems"
     shell:
-        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.evaluate --config {input.config} --scale {params.scale}"
         " --method {wildcards.evalmethod} --seed {wildcards.seed} --data {params.data}"
         " --policy {input.policy} --out {output.metrics} 2> {log}"
 
@@ -172,7 +172,7 @@ if ROVE_MATH_ON:
 
     rule rove_math_fetch:
         input:
-            code=[*src("rove", "math_task"), *CORE_JOB],
+            code=[*core("rlvr/math_task"), *CORE_JOB],
             config=ROVE_CFG,
         output:
             train=f"{ROVE_MATH_DATA}/train.jsonl",
@@ -189,12 +189,12 @@ if ROVE_MATH_ON:
         message:
             "ROVER: fetch math problems (DeepScaleR, benchmarks; scale {params.scale})"
         shell:
-            "python -m repro.papers.rove.math_task --config {input.config} --scale {params.scale}"
+            "python -m repro.core.rlvr.math_task --config {input.config} --scale {params.scale}"
             " --mirror {params.mirror} --out {params.out} 2> {log}"
 
     rule rove_math_base:
         input:
-            code=[*src("rove", "sft"), *ROVE_MATH_CODE],
+            code=[*core("rlvr/sft"), *ROVE_MATH_CODE],
             config=ROVE_CFG,
             train=rules.rove_math_fetch.output.train,
         output:
@@ -211,12 +211,12 @@ if ROVE_MATH_ON:
         message:
             "ROVER: the math base policy (the pretrained model as is; a warmed-up scratch model at tiny)"
         shell:
-            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.sft --task math --config {input.config} --scale {params.scale}"
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.sft --task math --config {input.config} --scale {params.scale}"
             " --data {params.data} --out {output.base} 2> {log}"
 
     rule rove_math_train:
         input:
-            code=[*src("rove", "train", "algos"), *ROVE_MATH_CODE],
+            code=[*src("rove", "train", "algos"), *core("rlvr/trainer", "rlvr/objectives"), *ROVE_MATH_CODE],
             config=ROVE_CFG,
             train=rules.rove_math_fetch.output.train,
             base=rules.rove_math_base.output.base,
@@ -240,7 +240,7 @@ if ROVE_MATH_ON:
 
     rule rove_math_evaluate:
         input:
-            code=[*src("rove", "evaluate"), *ROVE_MATH_CODE, *core("metrics")],
+            code=[*core("rlvr/evaluate"), *ROVE_MATH_CODE, *core("metrics")],
             config=ROVE_CFG,
             test=rules.rove_math_fetch.output.test,
             policy=lambda w: (
@@ -264,7 +264,7 @@ if ROVE_MATH_ON:
         message:
             "ROVER: evaluate {wildcards.mevalmethod} (seed {wildcards.seed}) on the math benchmarks"
         shell:
-            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.rove.evaluate --task math --config {input.config} --scale {params.scale}"
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.evaluate --task math --config {input.config} --scale {params.scale}"
             " --method {wildcards.mevalmethod} --seed {wildcards.seed} --data {params.data}"
             " --policy {input.policy} --out {output.metrics} 2> {log}"
 

@@ -1,6 +1,6 @@
 """The math task (the paper's DeepScaleR setting): problems, prompts, the reward, answer forms.
 
-    python -m repro.papers.rove.math_task --config config/papers/rove.yaml --scale full \
+    python -m repro.core.rlvr.math_task --config config/papers/rove.yaml --scale full \
         --mirror ../shared/data --out data/rove/full/math
 
 writes `train.jsonl`, `test.jsonl` and `source.json` (last) under `--out`.
@@ -50,7 +50,7 @@ from repro.core.config import load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
-log = get_logger("rove.math")
+log = get_logger("rlvr.math")
 
 INSTRUCTION = "Let's think step by step and output the final answer within \\boxed{}."
 
@@ -127,7 +127,7 @@ def dedupe(problems: list[MathProblem]) -> list[MathProblem]:
 def read_problems(path: str | Path) -> list[MathProblem]:
     p = Path(path)
     if not p.exists():
-        raise SystemExit(f"{p} not found: run `python -m repro.papers.rove.math_task` first")
+        raise SystemExit(f"{p} not found: run `python -m repro.core.rlvr.math_task` first")
     return [MathProblem.from_json(json.loads(line)) for line in p.read_text().splitlines() if line]
 
 

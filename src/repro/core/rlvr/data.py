@@ -1,6 +1,6 @@
 """Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
 
-    python -m repro.papers.rove.data --config config/papers/rove.yaml --scale small \
+    python -m repro.core.rlvr.data --config config/papers/rove.yaml --scale small \
         --mirror ../shared/data --out data/rove/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
@@ -24,10 +24,10 @@ from typing import Any
 from repro.core.config import load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
+from repro.core.rlvr.countdown import Problem, generate_problems
 from repro.core.seeding import seed_everything
-from repro.papers.rove.countdown import Problem, generate_problems
 
-log = get_logger("rove.data")
+log = get_logger("rlvr.data")
 
 
 def _jsonl(problems: list[Problem]) -> str:

@@ -64,7 +64,7 @@ class CountdownTask:
     name = "countdown"
 
     def __init__(self, block: dict[str, Any]) -> None:
-        from repro.papers.rove import countdown
+        from repro.core.rlvr import countdown
 
         self.cd = countdown
         self.style = block["prompt"]
@@ -99,7 +99,7 @@ def get_task(name: str, block: dict[str, Any]) -> Task:
     if name == "countdown":
         return CountdownTask(block)
     if name == "math":
-        from repro.papers.rove.math_task import MathTask
+        from repro.core.rlvr.math_task import MathTask
 
         return MathTask(block)
     raise SystemExit(f"unknown task {name!r}: one of {', '.join(TASKS)}")

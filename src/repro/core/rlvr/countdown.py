@@ -329,5 +329,5 @@ def read_problems(path: str | Path) -> list[Problem]:
     """Problems from a jsonl file written by this module."""
     p = Path(path)
     if not p.exists():
-        raise SystemExit(f"{p} not found: run `python -m repro.papers.rove.data` first")
+        raise SystemExit(f"{p} not found: run `python -m repro.core.rlvr.data` first")
     return [Problem.from_json(json.loads(line)) for line in p.read_text().splitlines() if line]

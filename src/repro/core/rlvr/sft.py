@@ -1,7 +1,7 @@
 """Supervised warm-up of the base policy on random valid-format answers (`--task`, default
 countdown; math: a boxed answer of a random training problem, scratch model only).
 
-    python -m repro.papers.rove.sft --config config/papers/rove.yaml --scale small \
+    python -m repro.core.rlvr.sft --config config/papers/rove.yaml --scale small \
         --data data/rove/small --out results/small/rove/countdown/base
 
 The answers are random expressions over the problem's numbers (each used once, random order,
@@ -21,7 +21,7 @@ import torch
 
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.policy import (
+from repro.core.rlvr.policy import (
     Policy,
     build_policy,
     job_setup,
@@ -30,9 +30,9 @@ from repro.papers.rove.policy import (
     save_policy,
     token_stats,
 )
-from repro.papers.rove.tasks import Task, job_parser, load_job
+from repro.core.rlvr.tasks import Task, job_parser, load_job
 
-log = get_logger("rove.sft")
+log = get_logger("rlvr.sft")
 
 
 def sft_batch(

@@ -1,6 +1,6 @@
 """Evaluate a Countdown policy on the held-out problems.
 
-    python -m repro.papers.rove.evaluate --config config/papers/rove.yaml --scale small \
+    python -m repro.core.rlvr.evaluate --config config/papers/rove.yaml --scale small \
         --method rover --seed 0 --data data/rove/small \
         --policy results/small/rove/countdown/rover/seed0 \
         --out results/small/rove/countdown/rover/seed0/eval.json
@@ -24,10 +24,10 @@ import torch
 from repro.core.io import write_json
 from repro.core.metrics import pass_at_k
 from repro.core.progress import get_logger, progress
-from repro.papers.rove.policy import job_setup, load_policy, sample
-from repro.papers.rove.tasks import job_parser, load_job
+from repro.core.rlvr.policy import job_setup, load_policy, sample
+from repro.core.rlvr.tasks import job_parser, load_job
 
-log = get_logger("rove.evaluate")
+log = get_logger("rlvr.evaluate")
 
 
 def _metrics(per_problem: list[dict[str, Any]], n: int, ks: list[int], prefix: str) -> dict:
