@@ -286,7 +286,7 @@ ROVE_FIGURES = [f"{ROVE_OUT}/figures/{f}.png" for f in ("toy_policies", "passk",
 
 rule rove_report:
     input:
-        code=[*src("rove", "report", "plots"), *CORE_JOB, *core("tables", "claims", "plotting", "metrics")],
+        code=[*src("rove", "report", "plots"), *CORE_JOB, *core("tables", "claims", "plotting", "metrics", "rlvr/reporting")],
         config=ROVE_CFG,
         toy=rules.rove_toy.output.metrics,
         theorem=rules.rove_theorem.output.result,

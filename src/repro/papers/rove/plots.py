@@ -1,4 +1,5 @@
-"""ROVER figures: the toy's learned policies (Fig. 5), pass@k curves, entropy over training."""
+"""ROVER figures: the toy's learned policies (Fig. 5); method styles for the shared pass@k and
+entropy figures (repro.core.rlvr.reporting)."""
 
 from __future__ import annotations
 
@@ -45,37 +46,4 @@ def plot_toy_policies(policies: Mapping[str, Mapping[str, Any]], rewarding: Sequ
     axes[0][0].set_ylabel("probability of the sequence")
     axes[0][-1].legend(title="sequence", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
     fig.suptitle("Fig. 5 toy: learned policies")
-    save_figure(fig, path)
-
-
-def plot_passk(
-    curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], path: str | Path
-) -> None:
-    """curves: method -> (ks, mean pass@k over seeds, sd over seeds)."""
-    fig, ax = subplots(figsize=(5.2, 3.6))
-    for m, (ks, mean, sd) in curves.items():
-        style = METHOD_STYLE.get(m, {})
-        ax.plot(ks, mean, label=m, **style)
-        ax.fill_between(ks, mean - sd, mean + sd, alpha=0.15, color=style.get("color"))
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("k")
-    ax.set_ylabel("pass@k (held-out Countdown)")
-    ax.set_title("pass@k, mean ± sd over seeds")
-    ax.legend(fontsize=8)
-    save_figure(fig, path)
-
-
-def plot_entropy(
-    series: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], path: str | Path
-) -> None:
-    """series: method -> (steps, mean token entropy of rollouts over seeds, sd)."""
-    fig, ax = subplots(figsize=(5.2, 3.6))
-    for m, (steps, mean, sd) in series.items():
-        style = METHOD_STYLE.get(m, {})
-        ax.plot(steps, mean, label=m, **style)
-        ax.fill_between(steps, mean - sd, mean + sd, alpha=0.15, color=style.get("color"))
-    ax.set_xlabel("RL step")
-    ax.set_ylabel("mean token entropy of rollouts (nats)")
-    ax.set_title("Entropy over training")
-    ax.legend(fontsize=8)
     save_figure(fig, path)

@@ -7,18 +7,24 @@ logs), so it reruns in seconds after `dvc pull` or a plotting change.
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from repro.core.claims import claims_markdown, evaluate_claims
 from repro.core.config import load_yaml, resolve_scale
 from repro.core.io import read_json, write_json, write_text
-from repro.core.metrics import pass_at_k
-from repro.core.tables import mean_sd, paper_value, write_table
+from repro.core.rlvr.reporting import (
+    by_method_metric,
+    entropy_series,
+    passk_curves,
+    plot_entropy,
+    plot_passk,
+    pm,
+    train_records,
+)
+from repro.core.tables import paper_value, write_table
 from repro.papers.rove import plots
 
 MATH_SETTING = "Qwen3-8B-Base, avg of math benchmarks"
@@ -26,31 +32,16 @@ FIG1_SETTING = "Qwen3-8B-Base, AIME24/25+HMMT25"
 COUNTDOWN_SETTING = "Qwen2.5-3B, Countdown (TinyZero), ~400 steps"
 
 
-def _pm(values: list[float]) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.3f} ± {s:.3f}"
-
-
-def _by(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
-    out: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for r in records:
-        if r["value"] is not None:
-            out[(r["method"], r["metric"])].append(float(r["value"]))
-    return out
-
-
 def toy_table(toy: dict[str, Any], reported: list[dict[str, Any]]) -> pd.DataFrame:
-    vals = _by(toy["records"])
+    vals = by_method_metric(toy["records"])
     rows = []
     for m in toy["policies"]:
         rows.append(
             {
                 "method": m,
-                "success rate (ours)": _pm(vals[(m, "toy_success")]),
-                "modes >= 5% of all episodes (ours)": _pm(vals[(m, "toy_modes")]),
-                "modes >= 5% of successes (ours)": _pm(vals[(m, "toy_modes_given_success")]),
+                "success rate (ours)": pm(vals[(m, "toy_success")]),
+                "modes >= 5% of all episodes (ours)": pm(vals[(m, "toy_modes")]),
+                "modes >= 5% of successes (ours)": pm(vals[(m, "toy_modes_given_success")]),
                 "success (paper, Fig. 5)": paper_value(reported, m, "toy_success"),
                 "modes of 4 (paper, Fig. 5)": paper_value(reported, m, "toy_modes_given_success"),
             }
@@ -79,7 +70,7 @@ def theorem_table(th: dict[str, Any]) -> pd.DataFrame:
 def countdown_table(
     records: list[dict[str, Any]], methods: list[str], reported: list[dict[str, Any]]
 ) -> pd.DataFrame:
-    vals = _by(records)
+    vals = by_method_metric(records)
     metrics = sorted({r["metric"] for r in records if r["metric"].startswith("avg@")})
     metrics += [
         m
@@ -97,7 +88,7 @@ def countdown_table(
     for m in methods:
         row: dict[str, Any] = {"method": m}
         for metric in metrics:
-            row[f"{metric} (ours)"] = _pm(vals[(m, metric)])
+            row[f"{metric} (ours)"] = pm(vals[(m, metric)])
         row[f"avg@64 (paper: {COUNTDOWN_SETTING}, read off Fig. 3)"] = paper_value(
             reported, m, "avg@64", COUNTDOWN_SETTING
         )
@@ -116,7 +107,7 @@ def math_table(
 ) -> pd.DataFrame:
     """Math RL: our pooled metrics (mean over the test problems of all benchmarks, each
     benchmark the same size at full: 30 problems) beside the paper's Tab. 1 / Fig. 1 numbers."""
-    vals = _by(records)
+    vals = by_method_metric(records)
     pooled = [r["metric"] for r in records if r["metric"].startswith("math_")]
     per_bench = tuple(f"math_{b}_" for b in benchmarks)
     pooled = [m for m in dict.fromkeys(pooled) if not m.startswith(per_bench)]
@@ -124,7 +115,7 @@ def math_table(
     for m in [*methods, "best_baseline"]:
         row: dict[str, Any] = {"method": m}
         for metric in pooled:
-            row[f"{metric} (ours)"] = _pm(vals[(m, metric)])
+            row[f"{metric} (ours)"] = pm(vals[(m, metric)])
         for metric in ("pass@1", "pass@256"):
             row[f"{metric} (paper: {FIG1_SETTING}, Fig. 1)"] = paper_value(
                 reported, m, metric, FIG1_SETTING
@@ -134,56 +125,6 @@ def math_table(
         )
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def passk_curves(evals: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, ...]]:
-    """pass@k for every k <= n from the per-problem correct counts; mean/sd over seeds."""
-    per_method: dict[str, list[np.ndarray]] = defaultdict(list)
-    for ev in evals:
-        pp = ev["per_problem"]
-        n = min(p["n"] for p in pp)
-        ks = np.unique(np.round(np.geomspace(1, n, num=min(n, 16))).astype(int))
-        curve = np.array([np.mean([pass_at_k(p["n"], p["correct"], k) for p in pp]) for k in ks])
-        per_method[ev["records"][0]["method"]].append((ks, curve))
-    out = {}
-    for m, runs in per_method.items():
-        ks = runs[0][0]
-        arr = np.stack([c for _, c in runs])
-        out[m] = (ks, arr.mean(0), arr.std(0, ddof=1) if len(arr) > 1 else np.zeros(len(ks)))
-    return out
-
-
-def entropy_series(train_logs: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, ...]]:
-    runs: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
-    for tl in train_logs:
-        steps = np.array([s["step"] for s in tl["steps"]])
-        ent = np.array([s["entropy"] for s in tl["steps"]])
-        runs[tl["method"]].append((steps, ent))
-    out = {}
-    for m, rs in runs.items():
-        n = min(len(s) for s, _ in rs)
-        arr = np.stack([e[:n] for _, e in rs])
-        out[m] = (rs[0][0][:n], arr.mean(0), arr.std(0, ddof=1) if len(arr) > 1 else np.zeros(n))
-    return out
-
-
-def train_records(
-    train_logs: list[dict[str, Any]], metric: str = "train_entropy_final"
-) -> list[dict[str, Any]]:
-    """Entropy at the end of training (mean of the last 10% of steps), one record per run."""
-    recs = []
-    for tl in train_logs:
-        ent = [s["entropy"] for s in tl["steps"]]
-        tail = ent[-max(1, len(ent) // 10) :]
-        recs.append(
-            {
-                "method": tl["method"],
-                "metric": metric,
-                "seed": tl["seed"],
-                "value": float(np.mean(tail)),
-            }
-        )
-    return recs
 
 
 def reported_table(reported: list[dict[str, Any]]) -> pd.DataFrame:
@@ -270,8 +211,8 @@ def main(argv: list[str] | None = None) -> None:
     figs = a.out / "figures"
     rewarding = settings["toy"]["rewarding"]
     plots.plot_toy_policies(toy["policies"], rewarding, figs / "toy_policies.png")
-    plots.plot_passk(passk_curves(evals), figs / "passk.png")
-    plots.plot_entropy(entropy_series(logs), figs / "entropy.png")
+    plot_passk(passk_curves(evals), figs / "passk.png", plots.METHOD_STYLE)
+    plot_entropy(entropy_series(logs), figs / "entropy.png", plots.METHOD_STYLE)
 
     results = evaluate_claims(raw.get("claims", []), records)
     write_json(a.out / "claims.json", results)
