@@ -13,6 +13,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/rove.smk"
+include: "workflow/rules/nft.smk"
 
 
 localrules: all, summary

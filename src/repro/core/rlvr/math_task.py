@@ -11,6 +11,8 @@ Data, as the official recipe (Math/scripts/deepscaler/train/rover_qwen3_8b.sh, M
   columns), else from the HF hub via `datasets` (imported lazily; full extra); otherwise one error
   line says what to do. `source: benchmark` (tiny/small only) takes the first problems of a
   benchmark file instead, so the code path runs offline.
+- `source: file`: a verl-format parquet `file` read like the benchmarks (mirror, else
+  `benchmark_url`); nft uses the authors' DAPO-Math-17k file this way.
 - test: the official verl-format benchmark files (AIME 2024, AIME 2025, HMMT 2025, ...; `prompt`
   = chat list, `reward_model.ground_truth`), read from `<mirror>/math-eval/` or downloaded from
   the ROVER repo. The files repeat each problem (x256, x64, x5) for the official vLLM sampling;
@@ -319,8 +321,13 @@ def fetch(
     elif tr["source"] == "benchmark":  # tiny/small: offline stand-in for DeepScaleR
         train, where = _benchmark(tr["benchmark"], cfg, mirror)
         src["train"] = f"{where} (stand-in, not DeepScaleR)"
+    elif tr["source"] == "file":  # a verl-format file beside the benchmarks (NFT: DAPO-Math-17k)
+        train, src["train"] = _benchmark("train", {**cfg, "benchmarks": {"train": tr["file"]}},
+                                         mirror)
     else:
-        raise SystemExit(f"math.data.train.source {tr['source']!r} is not deepscaler, benchmark")
+        raise SystemExit(
+            f"math.data.train.source {tr['source']!r} is not deepscaler, benchmark, file"
+        )
     held = {p.key() for p in test}
     train = [p for p in train if p.key() not in held]
     if tr.get("n"):

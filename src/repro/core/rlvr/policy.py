@@ -392,7 +392,9 @@ def token_stats(
 ) -> dict[str, torch.Tensor]:
     """logp of the taken tokens, and optionally the vocabulary mean of log pi and the entropy,
     at every action position (temperature-scaled, as in the rollouts)."""
-    logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1].float() / temperature
+    logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1]
+    # at least fp32 (bf16 autocast), float64 kept (nft's exact gradient check)
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32)) / temperature
     lsm = torch.log_softmax(logits, dim=-1)
     out = {"logp": lsm.gather(-1, ids[:, 1:, None]).squeeze(-1)}
     if mean_vocab:

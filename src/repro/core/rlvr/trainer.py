@@ -120,10 +120,13 @@ def dynamic_rollouts(
     g, want = cfg.group_size, cfg.prompts_per_step
     per_round = min(len(problems), cfg.gen_prompts_per_step or want)
     kept: dict[str, list] = {}
+    every: dict[str, list] = {}
     n_kept = sampled = rounds = 0
     while n_kept < want and rounds < cfg.max_gen_batches:
         chosen = rng.choice(len(problems), size=per_round, replace=False)
         ro = rollouts(cfg, policy, problems, chosen, gen, task)
+        for k, v in ro.items():
+            every.setdefault(k, []).extend(v)
         rounds += 1
         sampled += len(ro["responses"])
         acc = np.asarray(ro["correct"]).reshape(-1, g)
@@ -133,8 +136,21 @@ def dynamic_rollouts(
         n_kept += len(mixed)
     if not n_kept:
         kept = {k: [] for k in ("prompts", "responses", "ent_sums", "rewards", "correct")}
-    return kept, {"rollouts_sampled": float(sampled), "gen_rounds": float(rounds),
-                  "kept_groups": float(n_kept)}
+    # the policy's statistics over every rollout sampled (the kept ones are a biased subset)
+    return kept, {**sample_metrics(every), "rollouts_sampled": float(sampled),
+                  "gen_rounds": float(rounds), "kept_groups": float(n_kept)}
+
+
+def sample_metrics(ro: dict[str, Any]) -> dict[str, float]:
+    """Reward, accuracy, token entropy and length of a set of rollouts."""
+    n = len(ro["responses"])
+    n_tokens = sum(len(r) for r in ro["responses"])
+    return {
+        "reward_mean": float(torch.tensor(ro["rewards"], dtype=torch.float32).mean()),
+        "accuracy": float(np.mean(ro["correct"])),
+        "entropy": float(sum(ro["ent_sums"]) / max(1, n_tokens)),
+        "response_length": n_tokens / max(1, n),
+    }
 
 
 def rl_step(
@@ -152,23 +168,13 @@ def rl_step(
     tok, model, dev = policy.tokenizer, policy.model, policy.device
     g = cfg.group_size
     if obj.dynamic_sampling:
-        ro, extra = dynamic_rollouts(cfg, policy, problems, rng, gen, task)
+        ro, out = dynamic_rollouts(cfg, policy, problems, rng, gen, task)
     else:
         chosen = rng.choice(len(problems), size=cfg.prompts_per_step, replace=False)
         ro = rollouts(cfg, policy, problems, chosen, gen, task)
-        extra = {"rollouts_sampled": float(len(ro["responses"]))}
+        out = {**sample_metrics(ro), "rollouts_sampled": float(len(ro["responses"]))}
     responses = ro["responses"]
     n = len(responses)
-    out: dict[str, Any] = {}
-    if n:
-        n_tokens = sum(len(r) for r in responses)
-        out = {
-            "reward_mean": float(torch.tensor(ro["rewards"], dtype=torch.float32).mean()),
-            "accuracy": float(np.mean(ro["correct"])),
-            "entropy": float(sum(ro["ent_sums"]) / max(1, n_tokens)),
-            "response_length": n_tokens / n,
-        }
-    out.update(extra)
     if n < g * cfg.minibatches:  # dynamic sampling kept too few groups: no update this step
         out["skipped"] = 1.0
         return out
