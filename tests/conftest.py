@@ -102,3 +102,11 @@ def _slurm_probe_stays_fast(request):
             request.getfixturevalue("slurm_cluster")
         except pytest.skip.Exception:
             pass
+
+
+@pytest.fixture(scope="session")
+def tiny_nft(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_nft --config scale=tiny` has run to completion."""
+    root = copy_repo(tmp_path_factory.mktemp("nft_tiny") / "repo")
+    snakemake(root, "paper_nft", "--cores", "2")
+    return root
