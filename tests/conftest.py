@@ -45,9 +45,9 @@ def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny"
     return proc
 
 
-def planned_jobs(workdir: Path, target: str) -> dict[str, int]:
+def planned_jobs(workdir: Path, target: str, scale: str = "tiny") -> dict[str, int]:
     """The jobs Snakemake would run for `target` now: rule -> count (from the dry-run stats)."""
-    out = snakemake(workdir, "-n", target).stdout
+    out = snakemake(workdir, "-n", target, scale=scale).stdout
     if "Nothing to be done" in out:
         return {}
     stats = out.split("Job stats:")[1].split("\n\n")[0]

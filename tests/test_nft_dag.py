@@ -37,9 +37,7 @@ def test_full_plan_adds_the_papers_7b_math_runs(tmp_path):
     assert (rl["prompts_per_step"], rl["group_size"], rl["lr"], rl["temperature"]) == (
         512, 16, 1e-6, 1.0)
     assert "nft_math_train" not in planned_jobs(root, "paper_nft")  # tiny: Countdown only
-    out = snakemake(root, "-n", "paper_nft", scale="full").stdout
-    stats = out.split("Job stats:")[1].split("\n\n")[0]
-    counts = {ln.split()[0]: int(ln.split()[1]) for ln in stats.splitlines()[2:] if ln.strip()}
+    counts = planned_jobs(root, "paper_nft", scale="full")
     n_math = len(s["math"]["methods"]) * len(s["seeds"])
     assert counts["nft_math_train"] == n_math
     assert counts["nft_math_evaluate"] == n_math + len(s["seeds"])
