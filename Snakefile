@@ -14,6 +14,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/rove.smk"
 include: "workflow/rules/nft.smk"
+include: "workflow/rules/relval.smk"
 
 
 localrules: all, summary

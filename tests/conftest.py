@@ -110,3 +110,11 @@ def tiny_nft(tmp_path_factory) -> Path:
     root = copy_repo(tmp_path_factory.mktemp("nft_tiny") / "repo")
     snakemake(root, "paper_nft", "--cores", "2")
     return root
+
+
+@pytest.fixture(scope="session")
+def tiny_relval(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_relval --config scale=tiny` has run to completion."""
+    root = copy_repo(tmp_path_factory.mktemp("relval_tiny") / "repo")
+    snakemake(root, "paper_relval", "--cores", "2")
+    return root

@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from repro.core.gpus import register_gpu_pool  # noqa: E402
-from repro.core.workflow import check_config, core, paper_settings, setup_job_env, src  # noqa: E402
+from repro.core.workflow import check_config, core, paper_settings, setup_job_env, slug, src  # noqa: E402
 
 check_config(config)
 setup_job_env(workflow.basedir)

@@ -21,7 +21,6 @@ NFT_MATH = f"{NFT_OUT}/math"
 NFT_MATH_DATA = f"{NFT_DATA}/math"
 NFT_MATH_CODE = [*core("rlvr/math_task", "rlvr/tasks", "rlvr/policy"), *CORE_JOB, *core("device")]
 NFT_GPU = 1 if SCALE == "full" else 0
-NFT_RUN = "python -m repro.core.gpus --gpus {resources.gpu} -- python -m"
 
 
 rule nft_fetch:
@@ -66,7 +65,7 @@ rule nft_sft:
     message:
         "NFT: supervised warm-up of the Countdown base policy"
     shell:
-        NFT_RUN + " repro.core.rlvr.sft --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.sft --config {input.config} --scale {params.scale}"
         " --data {params.data} --out {output.base} 2> {log}"
 
 
@@ -116,7 +115,7 @@ rule nft_train:
     message:
         "NFT: Countdown training with {wildcards.nmethod}, seed {wildcards.seed}"
     shell:
-        NFT_RUN + " repro.papers.nft.train --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.nft.train --config {input.config} --scale {params.scale}"
         " --method {wildcards.nmethod} --seed {wildcards.seed} --data {params.data}"
         " --base {input.base} --out {output.run} 2> {log}"
 
@@ -147,7 +146,7 @@ rule nft_evaluate:
     message:
         "NFT: evaluate {wildcards.nevalmethod} (seed {wildcards.seed}) on held-out problems"
     shell:
-        NFT_RUN + " repro.core.rlvr.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.evaluate --config {input.config} --scale {params.scale}"
         " --method {wildcards.nevalmethod} --seed {wildcards.seed} --data {params.data}"
         " --policy {input.policy} --out {output.metrics} 2> {log}"
 
@@ -197,7 +196,7 @@ if NFT_MATH_ON:
         message:
             "NFT: the math base policy (Qwen2.5-Math-7B as is)"
         shell:
-            NFT_RUN + " repro.core.rlvr.sft --task math --config {input.config}"
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.sft --task math --config {input.config}"
             " --scale {params.scale} --data {params.data} --out {output.base} 2> {log}"
 
     rule nft_math_train:
@@ -222,7 +221,7 @@ if NFT_MATH_ON:
         message:
             "NFT: math training with {wildcards.nmmethod}, seed {wildcards.seed}"
         shell:
-            NFT_RUN + " repro.papers.nft.train --task math --config {input.config}"
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.nft.train --task math --config {input.config}"
             " --scale {params.scale} --method {wildcards.nmmethod} --seed {wildcards.seed}"
             " --data {params.data} --base {input.base} --out {output.run} 2> {log}"
 
@@ -252,7 +251,7 @@ if NFT_MATH_ON:
         message:
             "NFT: evaluate {wildcards.nmevalmethod} (seed {wildcards.seed}) on the benchmarks"
         shell:
-            NFT_RUN + " repro.core.rlvr.evaluate --task math --config {input.config}"
+            "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.core.rlvr.evaluate --task math --config {input.config}"
             " --scale {params.scale} --method {wildcards.nmevalmethod} --seed {wildcards.seed}"
             " --data {params.data} --policy {input.policy} --out {output.metrics} 2> {log}"
 

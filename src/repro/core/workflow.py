@@ -56,3 +56,8 @@ def src(pid: str, *modules: str) -> list[str]:
 
 def core(*modules: str) -> list[str]:
     return [f"src/repro/core/{m}.py" for m in modules]
+
+
+def slug(name: str) -> str:
+    """File-name form of an id with slashes (ALE/Breakout-v5 -> ALE_Breakout-v5)."""
+    return name.replace("/", "_")
