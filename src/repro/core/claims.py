@@ -10,6 +10,7 @@ makes the claim `not testable at this scale`, with the reason.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -130,3 +131,17 @@ def claims_markdown(paper: str, scale: str, results: list[Mapping[str, Any]]) ->
             f"| {r['paper']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def write_ledger(
+    out: Path, paper: str, scale: str, claims: list[Mapping[str, Any]],
+    records: list[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Evaluate `claims` on `records` and write claims.json, claims.md and records.json."""
+    from repro.core.io import write_json, write_text
+
+    results = evaluate_claims(claims, records)
+    write_json(out / "claims.json", results)
+    write_text(out / "claims.md", claims_markdown(paper, scale, results))
+    write_json(out / "records.json", records)
+    return results

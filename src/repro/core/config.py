@@ -3,6 +3,7 @@ reported numbers and its claims. Jobs read their settings through `load_settings
 
 from __future__ import annotations
 
+import argparse
 import copy
 from pathlib import Path
 from typing import Any
@@ -37,3 +38,15 @@ def resolve_scale(paper_cfg: dict[str, Any], scale: str) -> dict[str, Any]:
 
 def load_settings(path: str | Path, scale: str) -> dict[str, Any]:
     return resolve_scale(load_yaml(path), scale)
+
+
+def job_parser(description: str, log: bool = False) -> argparse.ArgumentParser:
+    """The arguments every job CLI takes (its paper config, the scale, the output path);
+    each CLI adds its own. `log=True` adds an optional --log file."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--config", required=True, type=Path, help="config/papers/<id>.yaml")
+    ap.add_argument("--scale", required=True, choices=SCALES)
+    ap.add_argument("--out", required=True, type=Path)
+    if log:
+        ap.add_argument("--log", type=Path, default=None, help="optional log file")
+    return ap

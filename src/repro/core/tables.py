@@ -51,3 +51,8 @@ def paper_value(
         ):
             return float(r["value"])
     return None
+
+
+def reported_table(reported: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The paper's own numbers as a table (source, setting, method, metric, value)."""
+    return pd.DataFrame(list(reported))[["source", "setting", "method", "metric", "value"]]

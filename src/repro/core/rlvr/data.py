@@ -14,14 +14,13 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-from repro.core.config import load_settings
+from repro.core.config import job_parser, load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.rlvr.countdown import Problem, generate_problems
@@ -135,11 +134,8 @@ def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser(__doc__.splitlines()[0])
     ap.add_argument("--mirror", default="../shared/data")
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     cfg = settings["countdown"]["data"]

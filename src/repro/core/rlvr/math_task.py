@@ -36,7 +36,6 @@ record which checker ran.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import re
@@ -48,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import load_settings
+from repro.core.config import job_parser, load_settings
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
@@ -336,11 +335,8 @@ def fetch(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Fetch the math problems (DeepScaleR, benchmarks)")
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser("Fetch the math problems (DeepScaleR, benchmarks)")
     ap.add_argument("--mirror", default="../shared/data")
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     if not settings["math"].get("enabled"):

@@ -142,3 +142,17 @@ def plot_entropy(curves: Curves, path: str | Path,
                  styles: Mapping[str, dict] | None = None) -> None:
     plot_curves(curves, path, "RL step", "mean token entropy of rollouts (nats)",
                 "Entropy over training", styles)
+
+
+def ours_rows(
+    records: list[dict[str, Any]], methods: list[str], metrics: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """One row per method: 'mean ± sd' over seeds of every avg@n and of each of `metrics`
+    that the records hold, as '<metric> (ours)' columns; callers add the paper's columns."""
+    vals = by_method_metric(records)
+    present = sorted({r["metric"] for r in records if r["metric"].startswith("avg@")})
+    present += [m for m in metrics if any(k[1] == m for k in vals)]
+    return [
+        {"method": m, **{f"{metric} (ours)": pm(vals[(m, metric)]) for metric in present}}
+        for m in methods
+    ]

@@ -22,12 +22,11 @@ TASKS = ("countdown", "math")
 
 def job_parser(description: str) -> argparse.ArgumentParser:
     """The arguments every sft/train/evaluate job takes; each CLI adds its own."""
-    ap = argparse.ArgumentParser(description=description)
+    from repro.core import config
+
+    ap = config.job_parser(description)
     ap.add_argument("--task", default="countdown", choices=TASKS)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
     ap.add_argument("--data", required=True)
-    ap.add_argument("--out", required=True)
     return ap
 
 

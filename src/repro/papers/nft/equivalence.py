@@ -26,7 +26,6 @@ clip).
 
 from __future__ import annotations
 
-import argparse
 import copy
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from repro.core.config import load_settings
+from repro.core.config import job_parser, load_settings
 from repro.core.device import limit_cpu_threads
 from repro.core.io import write_json
 from repro.core.progress import get_logger
@@ -190,12 +189,9 @@ def with_injected_solutions(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="NFT = GRPO on-policy: gradient check")
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser("NFT = GRPO on-policy: gradient check")
     ap.add_argument("--data", required=True)
     ap.add_argument("--base", required=True)
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     limit_cpu_threads(1)

@@ -6,27 +6,27 @@ Reads only finished artifacts (equivalence check, per-seed evaluations and train
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from repro.core.claims import claims_markdown, evaluate_claims
-from repro.core.config import load_yaml, resolve_scale
-from repro.core.io import read_json, write_json, write_text
+from repro.core.claims import write_ledger
+from repro.core.config import job_parser, load_yaml, resolve_scale
+from repro.core.io import read_json
 from repro.core.rlvr.reporting import (
     by_method_metric,
     entropy_series,
     entropy_start_end_records,
+    ours_rows,
     passk_curves,
     plot_curves,
     plot_entropy,
     plot_passk,
     pm,
 )
-from repro.core.tables import paper_value, write_table
+from repro.core.tables import paper_value, reported_table, write_table
 
 SETTINGS_7B = "Qwen2.5-Math-7B"
 SETTING_32B = "Qwen2.5-32B"
@@ -104,19 +104,11 @@ def equivalence_curves(eq: dict[str, Any]) -> dict[str, tuple[np.ndarray, ...]]:
 def countdown_table(
     records: list[dict[str, Any]], methods: list[str], reported: list[dict[str, Any]]
 ) -> pd.DataFrame:
-    vals = by_method_metric(records)
-    metrics = sorted({r["metric"] for r in records if r["metric"].startswith("avg@")})
-    metrics += [
-        m
-        for m in ("pass@1", "pass@8", "pass@64", "distinct_correct", "train_entropy_start",
-                  "train_entropy_final", "train_entropy_change", "rollouts_per_step")
-        if any(k[1] == m for k in vals)
-    ]
-    rows = []
-    for m in methods:
-        row: dict[str, Any] = {"method": m}
-        for metric in metrics:
-            row[f"{metric} (ours)"] = pm(vals[(m, metric)])
+    metrics = ("pass@1", "pass@8", "pass@64", "distinct_correct", "train_entropy_start",
+               "train_entropy_final", "train_entropy_change", "rollouts_per_step")
+    rows = ours_rows(records, methods, metrics)
+    for row in rows:
+        m = row["method"]
         name = PAPER_NAME.get(m, m)
         row[f"average (paper: {SETTINGS_7B}, Tab. 1; not comparable)"] = paper_value(
             reported, name, "average", SETTINGS_7B
@@ -124,7 +116,6 @@ def countdown_table(
         row[f"average (paper: {SETTING_32B}, Tab. 1; not comparable)"] = paper_value(
             reported, name, "average", SETTING_32B
         )
-        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -175,20 +166,14 @@ def rollout_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def reported_table(reported: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(reported)[["source", "setting", "method", "metric", "value"]]
-
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser(__doc__)
     ap.add_argument("--equivalence", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
     ap.add_argument("--train-runs", nargs="+", required=True)
     ap.add_argument("--math-evals", nargs="*", default=[])
     ap.add_argument("--math-train-runs", nargs="*", default=[])
-    ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args(argv)
 
     raw = load_yaml(a.config)
@@ -251,10 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     plot_passk(passk_curves(evals), figs / "passk.png", STYLES)
     plot_entropy(entropy_series(logs), figs / "entropy.png", STYLES)
 
-    results = evaluate_claims(raw.get("claims", []), records)
-    write_json(a.out / "claims.json", results)
-    write_text(a.out / "claims.md", claims_markdown("nft", a.scale, results))
-    write_json(a.out / "records.json", records)
+    write_ledger(a.out, "nft", a.scale, raw.get("claims", []), records)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ Reads only finished artifacts (theory.json and one JSON per env x agent x seed).
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from repro.core.claims import claims_markdown, evaluate_claims
-from repro.core.config import load_yaml, resolve_scale
-from repro.core.io import read_json, write_json, write_text
+from repro.core.claims import write_ledger
+from repro.core.config import job_parser, load_yaml, resolve_scale
+from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, write_table
+from repro.core.tables import mean_sd, paper_value, reported_table, write_table
 from repro.papers.relval.theory import theory_table
 
 PAPER_SETTING = "Atari, 40M frames, 10 seeds"
@@ -138,12 +137,9 @@ def plot_curves(runs: list[dict[str, Any]], env: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser(__doc__)
     ap.add_argument("--theory", required=True)
     ap.add_argument("--runs", nargs="+", required=True)
-    ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args(argv)
 
     raw = load_yaml(a.config)
@@ -170,17 +166,14 @@ def main(argv: list[str] | None = None) -> None:
                 "Human-normalised final returns ((score - random) / (human - random), DQN-paper "
                 "reference scores): IQM over all runs, median and mean over games' seed means, "
                 "and games won against the other agent. The paper: 49 games, 40M frames.")
-    write_table(pd.DataFrame(reported)[["source", "setting", "method", "metric", "value"]],
+    write_table(reported_table(reported),
                 tables, "paper_reported",
                 "The paper's own numbers (not ours), with their source and setting.")
     figs = a.out / "figures"
     for env in envs:
         plot_curves(runs, env, figs / f"curves_{env.replace('/', '_')}.png")
 
-    results = evaluate_claims(raw.get("claims", []), records)
-    write_json(a.out / "claims.json", results)
-    write_text(a.out / "claims.md", claims_markdown("relval", a.scale, results))
-    write_json(a.out / "records.json", records)
+    write_ledger(a.out, "relval", a.scale, raw.get("claims", []), records)
 
 
 if __name__ == "__main__":

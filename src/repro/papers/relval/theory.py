@@ -62,16 +62,14 @@ pg_actions, pg_horizon, pg_p_terminate, tol.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import load_settings
+from repro.core.config import job_parser, load_settings
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 
@@ -895,11 +893,7 @@ def theory_table(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", required=True, type=Path)
-    ap.add_argument("--scale", required=True, choices=["tiny", "small", "full"])
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--log", type=Path, default=None, help="optional log file")
+    ap = job_parser(__doc__.splitlines()[0], log=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     th = dict(settings.get("theory", {}))

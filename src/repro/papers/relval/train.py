@@ -10,11 +10,9 @@ critic. CPU with one intra-op thread (reproducible, and Snakemake runs jobs side
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
-from repro.core.config import deep_merge, load_settings
+from repro.core.config import deep_merge, job_parser, load_settings
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.relval.agent import AGENTS
@@ -32,15 +30,11 @@ def allowed_envs(s: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", required=True, type=Path)
-    ap.add_argument("--scale", required=True, choices=["tiny", "small", "full"])
+    ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--env", required=True)
     ap.add_argument("--agent", required=True)
     ap.add_argument("--seed", required=True, type=int)
-    ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    ap.add_argument("--log", type=Path, default=None, help="optional log file")
     args = ap.parse_args(argv)
 
     s = load_settings(args.config, args.scale)

@@ -6,25 +6,25 @@ logs), so it reruns in seconds after `dvc pull` or a plotting change.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from repro.core.claims import claims_markdown, evaluate_claims
-from repro.core.config import load_yaml, resolve_scale
-from repro.core.io import read_json, write_json, write_text
+from repro.core.claims import write_ledger
+from repro.core.config import job_parser, load_yaml, resolve_scale
+from repro.core.io import read_json
 from repro.core.rlvr.reporting import (
     by_method_metric,
     entropy_series,
+    ours_rows,
     passk_curves,
     plot_entropy,
     plot_passk,
     pm,
     train_records,
 )
-from repro.core.tables import paper_value, write_table
+from repro.core.tables import paper_value, reported_table, write_table
 from repro.papers.rove import plots
 
 MATH_SETTING = "Qwen3-8B-Base, avg of math benchmarks"
@@ -70,32 +70,16 @@ def theorem_table(th: dict[str, Any]) -> pd.DataFrame:
 def countdown_table(
     records: list[dict[str, Any]], methods: list[str], reported: list[dict[str, Any]]
 ) -> pd.DataFrame:
-    vals = by_method_metric(records)
-    metrics = sorted({r["metric"] for r in records if r["metric"].startswith("avg@")})
-    metrics += [
-        m
-        for m in (
-            "pass@1",
-            "pass@8",
-            "pass@64",
-            "distinct_correct",
-            "entropy",
-            "train_entropy_final",
-        )
-        if any(k[1] == m for k in vals)
-    ]
-    rows = []
-    for m in methods:
-        row: dict[str, Any] = {"method": m}
-        for metric in metrics:
-            row[f"{metric} (ours)"] = pm(vals[(m, metric)])
+    metrics = ("pass@1", "pass@8", "pass@64", "distinct_correct", "entropy", "train_entropy_final")
+    rows = ours_rows(records, methods, metrics)
+    for row in rows:
+        m = row["method"]
         row[f"avg@64 (paper: {COUNTDOWN_SETTING}, read off Fig. 3)"] = paper_value(
             reported, m, "avg@64", COUNTDOWN_SETTING
         )
         row[f"pass@1 (paper: {MATH_SETTING}, Tab. 1; not comparable)"] = paper_value(
             reported, m, "pass@1", MATH_SETTING
         )
-        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -127,14 +111,9 @@ def math_table(
     return pd.DataFrame(rows)
 
 
-def reported_table(reported: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(reported)[["source", "setting", "method", "metric", "value"]]
-
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--scale", required=True)
+    ap = job_parser(__doc__)
     ap.add_argument("--toy", required=True)
     ap.add_argument("--theorem", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
@@ -143,7 +122,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--math-evals", nargs="*", default=[],
                     help="math evaluations (also recognised in --evals by settings.task)")
     ap.add_argument("--math-train-runs", nargs="*", default=[])
-    ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args(argv)
 
     raw = load_yaml(a.config)
@@ -214,10 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     plot_passk(passk_curves(evals), figs / "passk.png", plots.METHOD_STYLE)
     plot_entropy(entropy_series(logs), figs / "entropy.png", plots.METHOD_STYLE)
 
-    results = evaluate_claims(raw.get("claims", []), records)
-    write_json(a.out / "claims.json", results)
-    write_text(a.out / "claims.md", claims_markdown("rove", a.scale, results))
-    write_json(a.out / "records.json", records)
+    write_ledger(a.out, "rove", a.scale, raw.get("claims", []), records)
 
 
 if __name__ == "__main__":

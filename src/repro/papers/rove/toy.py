@@ -46,18 +46,16 @@ the greedy methods' mode count depends on the training length and on how ties ar
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import re
 import time
 import zlib
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import load_settings
+from repro.core.config import job_parser, load_settings
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
 
@@ -302,11 +300,7 @@ def run(cfg: ToyConfig, seeds: list[int], log: Any = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", required=True, type=Path)
-    ap.add_argument("--scale", required=True, choices=["tiny", "small", "full"])
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--log", type=Path, default=None, help="optional log file")
+    ap = job_parser(__doc__.splitlines()[0], log=True)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     cfg = ToyConfig.from_settings(settings.get("toy", {}))
