@@ -59,12 +59,17 @@ def planned_jobs(workdir: Path, target: str, scale: str = "tiny") -> dict[str, i
     return jobs
 
 
+def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
+    """A repo copy in which `snakemake paper_<pid> --config scale=tiny` has run to completion."""
+    root = copy_repo(tmp_path_factory.mktemp(f"{pid}_tiny") / "repo")
+    snakemake(root, f"paper_{pid}", "--cores", "2")
+    return root
+
+
 @pytest.fixture(scope="session")
 def tiny_rove(tmp_path_factory) -> Path:
     """A repo copy in which `snakemake paper_rove --config scale=tiny` has run to completion."""
-    root = copy_repo(tmp_path_factory.mktemp("rove_tiny") / "repo")
-    snakemake(root, "paper_rove", "--cores", "2")
-    return root
+    return finished_tiny_dag(tmp_path_factory, "rove")
 
 
 def copy_finished(src: Path, dest: Path) -> Path:
@@ -107,14 +112,10 @@ def _slurm_probe_stays_fast(request):
 @pytest.fixture(scope="session")
 def tiny_nft(tmp_path_factory) -> Path:
     """A repo copy in which `snakemake paper_nft --config scale=tiny` has run to completion."""
-    root = copy_repo(tmp_path_factory.mktemp("nft_tiny") / "repo")
-    snakemake(root, "paper_nft", "--cores", "2")
-    return root
+    return finished_tiny_dag(tmp_path_factory, "nft")
 
 
 @pytest.fixture(scope="session")
 def tiny_relval(tmp_path_factory) -> Path:
     """A repo copy in which `snakemake paper_relval --config scale=tiny` has run to completion."""
-    root = copy_repo(tmp_path_factory.mktemp("relval_tiny") / "repo")
-    snakemake(root, "paper_relval", "--cores", "2")
-    return root
+    return finished_tiny_dag(tmp_path_factory, "relval")
