@@ -124,7 +124,7 @@ def test_rgae_equals_gae_up_to_offset():
     assert np.abs(ppo.gae(V - c + c, ro, GAMMA, LAM) - a_true).max() < 1e-12
 
 
-@pytest.mark.parametrize("terminal", ["vhat", "case_split"])
+@pytest.mark.parametrize("terminal", ["vhat", "case_split", "state"])
 def test_pair_targets_exact_across_boundaries(terminal):
     lengths, limits = [3, 10, 7], [100, 4, 100]
     ro, _ = rollout(lengths, limits, T=16)
@@ -134,6 +134,8 @@ def test_pair_targets_exact_across_boundaries(terminal):
     tb = ppo.RVTables(e_old, e_old[..., 0], lambda a, b: (a - b)[:, 0], torch.as_tensor(L),
                       torch.as_tensor(cum), torch.as_tensor(ends), np.zeros_like(L),
                       torch.as_tensor(ro.rewards, dtype=torch.float64), terminal)
+    if terminal == "state":  # Vz = Delta(s, z) = V(s); vhat is then only R-GAE's: spoil it
+        tb.vz, tb.vhat = tb.vhat, tb.vhat + 123.0
     idx = np.flatnonzero(ro.valid.ravel())
     i, j = np.repeat(idx, len(idx)), np.tile(idx, len(idx))
     y, d_old = ppo.pair_targets(tb, i, j, GAMMA, "cpu")
@@ -141,6 +143,13 @@ def test_pair_targets_exact_across_boundaries(terminal):
     assert np.abs(y.numpy() - (Vf[i] - Vf[j])).max() < 1e-9
     assert np.abs(d_old.numpy() - (Vf[i] - Vf[j])).max() < 1e-12
     assert ends.sum() > 0 and (L < 5).sum() > 0
+    if terminal == "state":  # pairs with the terminal state: y_iz = V(s_i) - V(z) = V(s_i)
+        y_z, v_old = ppo.terminal_targets(tb, idx, GAMMA, "cpu")
+        assert np.abs(y_z.numpy() - Vf[idx]).max() < 1e-6  # float32 rewards
+        assert np.abs(v_old.numpy() - Vf[idx]).max() < 1e-12
+        tb.vz = tb.vz + 1.0  # control: a wrong terminal level breaks the targets
+        y_bad, _ = ppo.terminal_targets(tb, idx, GAMMA, "cpu")
+        assert np.abs(y_bad.numpy() - Vf[idx]).max() > 0.5
 
 
 def test_sample_partners_same_and_other():

@@ -5,6 +5,9 @@
 so Delta(s, s) = 0 and Delta(s_i, s_j) = -Delta(s_j, s_i) hold by construction, not by training.
 head="pair" uses a small tanh MLP for g; head="diff" uses g(a, b) = w.a, i.e. Delta = w.(e_i - e_j)
 (the third-party port's form: a value difference with the bias dropped).
+With terminal_state=True the critic also holds the learned features e_z of the absorbing
+terminal state z (the MDP's zero-reward terminal, as in theory.py): Delta(s, z) = V(s) - V(z) =
+V(s) exactly, which grounds the absolute level that differences alone leave free.
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ class ActorCritic(nn.Module):
     """MLP (separate actor/critic bodies, as cleanrl) or Nature CNN (shared) actor-critic."""
 
     def __init__(self, obs_shape: tuple[int, ...], n_actions: int, agent: str = "ppo",
-                 rv_head: str = "pair"):
+                 rv_head: str = "pair", terminal_state: bool = False):
         super().__init__()
         if agent not in AGENTS:
             raise ValueError(f"agent: {agent!r} is not one of {', '.join(AGENTS)}")
@@ -86,6 +89,8 @@ class ActorCritic(nn.Module):
         self.actor = layer_init(nn.Linear(dim, n_actions), std=0.01)
         if self.relative:
             self.critic = RelativeHead(dim, hidden, rv_head)
+            if terminal_state:
+                self.terminal = nn.Parameter(torch.zeros(dim))
         else:
             self.critic = layer_init(nn.Linear(dim, 1), std=1.0)
 
@@ -107,3 +112,7 @@ class ActorCritic(nn.Module):
     def delta(self, e_i: torch.Tensor, e_j: torch.Tensor) -> torch.Tensor:
         """Delta(s_i, s_j) from critic features ("ppo_rv" only)."""
         return self.critic(e_i, e_j)
+
+    def delta_to_terminal(self, e: torch.Tensor) -> torch.Tensor:
+        """Delta(s, z) = V(s) for the learned terminal state z ("ppo_rv", terminal_state)."""
+        return self.critic(e, self.terminal.expand_as(e))

@@ -28,9 +28,18 @@ assumes V(s_i) = r_i. Truncation / rollout end bootstrap from the stored state (
 Caveat: Vhat's absolute level comes only from the offsets, and ranking offsets are relative
 (min anchor = 0), so with terminal="vhat" "all Delta = 0" is a self-consistent fixed point on
 envs whose rewards are constant (CartPole: measured RV loss ~1e-6). rv.terminal="case_split"
-(the default) uses the port's rewrite Delta(z, s_j') = Delta(s_i_last, s_j') - r_i_last instead:
-it assumes V(s_last) = r_last (off by V(s_last) - r_last, see theory.py) but pins the absolute
-level at pre-terminal states, where termination is often near-certain (CartPole, life loss).
+uses the port's rewrite Delta(z, s_j') = Delta(s_i_last, s_j') - r_i_last instead: it assumes
+V(s_last) = r_last (off by V(s_last) - r_last, see theory.py) but pins the absolute level at
+pre-terminal states, where termination is often near-certain (CartPole, life loss); on Acrobot
+(V ~ -100, reward 0 on the terminating step) it points the wrong way and 2/5 seeds never learn.
+rv.terminal="state" (the default) makes the absorbing terminal z a state of the critic with learned
+features e_z (agent.py). Terminal bootstraps use Vz(s) = Delta_old(s, z), i.e. B = -Vz(s^j_m) or
++Vz(s^i_m), exact pairwise Bellman targets since Delta(z, s) = -V(s); every sampled step is also
+paired with z, with target
+    y_iz = sum_{k<L} g^k r^i_k + g^L (0 if the window ends in a terminal else Vz(s^i_L)),
+the pairwise operator on (s_i, z), as z stays in z with reward 0. R-GAE keeps its form, anchored
+differences plus the anchor's offset, the offset being the anchor's difference to z:
+Vhat(s) = Delta_old(s, anchor) + Vz(anchor) (no ranking offsets: V(z) = 0 fixes the level).
 """
 
 from __future__ import annotations
@@ -54,7 +63,8 @@ PPO_KEYS = ("total_steps", "n_envs", "n_steps", "lr", "anneal_lr", "gamma", "gae
             "max_grad_norm", "norm_adv", "clip_vloss")
 RV_DEFAULTS: dict[str, Any] = {"loss_coef": 1.25, "clip": 0.15, "n_step": 5,
                                "same_episode_prob": 0.33, "offsets": True, "head": "pair",
-                               "terminal": "case_split"}
+                               "terminal": "state"}
+RV_TERMINALS = ("state", "vhat", "case_split")
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,6 +233,7 @@ class RVTables:
     seg: np.ndarray  # (T, N) segment id of each step
     rewards: torch.Tensor | None = None  # (T, N), for terminal="case_split"
     terminal: str = "vhat"
+    vz: torch.Tensor | None = None  # (T+1, N) Delta_old(s, z), for terminal="state"
 
 
 def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma: float,
@@ -236,7 +247,13 @@ def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma
     e_anc = e[torch.as_tensor(anc), torch.as_tensor(cols)]
     with torch.no_grad():
         vhat = head_old(e.view(T1 * N, -1), e_anc.reshape(T1 * N, -1)).view(T1, N)
-    if rv["offsets"]:
+    vz = None
+    if rv["terminal"] == "state":  # offsets: the anchors' differences to the terminal state
+        e_z = agent.terminal.detach().clone().expand(T1 * N, -1)
+        with torch.no_grad():
+            vz = head_old(e.view(T1 * N, -1), e_z).view(T1, N)
+        vhat = vhat + vz[torch.as_tensor(anc), torch.as_tensor(cols)]
+    elif rv["offsets"]:
         starts = np.flatnonzero((anc == np.arange(T1)[:, None]).ravel())  # flat (t, e) anchors
         off = trajectory_offsets(head_old, e.view(T1 * N, -1)[torch.as_tensor(starts)])
         table = torch.zeros(T1 * N, device=e.device)
@@ -246,7 +263,7 @@ def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma
     seg = (anc[:-1] * N + np.arange(N)).astype(np.int64)
     as_t = lambda a: torch.as_tensor(a, device=e.device)  # noqa: E731
     return RVTables(e, vhat, head_old, as_t(L), as_t(cum).float(), as_t(ends), seg,
-                    as_t(ro.rewards).float(), rv["terminal"])
+                    as_t(ro.rewards).float(), rv["terminal"], vz)
 
 
 def sample_partners(i: np.ndarray, seg: np.ndarray, valid_idx: np.ndarray, p_same: float,
@@ -287,8 +304,9 @@ def pair_targets(tb: RVTables, i: np.ndarray, j: np.ndarray, gamma: float, devic
             boot = torch.where(zj, tb.head_old(tb.e_old[ti + m, ni], tb.e_old[mj, nj])
                                + tb.rewards[mj, nj], boot)
         else:
-            boot = torch.where(zi, -tb.vhat[tj + m, nj], boot)
-            boot = torch.where(zj, tb.vhat[ti + m, ni], boot)
+            v = tb.vhat if tb.vz is None else tb.vz
+            boot = torch.where(zi, -v[tj + m, nj], boot)
+            boot = torch.where(zj, v[ti + m, ni], boot)
         boot = torch.where(zi & zj, torch.zeros_like(boot), boot)
         y = tb.cum[ti, ni, m] - tb.cum[tj, nj, m] + gamma ** m.to(boot.dtype) * boot
         return y, tb.head_old(tb.e_old[ti, ni], tb.e_old[tj, nj])
@@ -302,8 +320,29 @@ def rv_loss(agent: ActorCritic, tb: RVTables, e_i: torch.Tensor, obs: np.ndarray
     e_j = agent.features(torch.as_tensor(obs[j // N, j % N], device=device))[1]
     y, d_old = pair_targets(tb, i, j, gamma, device)
     d_new = agent.delta(e_i, e_j)
+    loss = _clipped_sq(d_new, d_old, y, clip)
+    if tb.vz is not None:  # the pair (s_i, z): the terminal is one more state of the critic
+        y_z, v_old = terminal_targets(tb, i, gamma, device)
+        loss = 0.5 * (loss + _clipped_sq(agent.delta_to_terminal(e_i), v_old, y_z, clip))
+    return loss
+
+
+def _clipped_sq(d_new: torch.Tensor, d_old: torch.Tensor, y: torch.Tensor, clip: float
+                ) -> torch.Tensor:
     d_clip = d_old + torch.clamp(d_new - d_old, -clip, clip)
     return 0.5 * torch.max((d_new - y) ** 2, (d_clip - y) ** 2).mean()
+
+
+def terminal_targets(tb: RVTables, i: np.ndarray, gamma: float, device: str
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(y_iz, Delta_old(s_i, z)) for flat step indices i (terminal="state")."""
+    N = tb.e_old.shape[1]
+    ti, ni = torch.as_tensor(i // N, device=device), torch.as_tensor(i % N, device=device)
+    with torch.no_grad():
+        L = tb.L[ti, ni]
+        assert tb.vz is not None
+        boot = torch.where(tb.ends[ti, ni], torch.zeros_like(tb.vz[ti, ni]), tb.vz[ti + L, ni])
+        return tb.cum[ti, ni, L] + gamma ** L.to(boot.dtype) * boot, tb.vz[ti, ni]
 
 
 def _recent_mean(episodes: list[list[float]], k: int = 10) -> float:
@@ -318,12 +357,14 @@ def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
         raise ValueError(f"ppo settings: missing {missing}")
     s = settings
     rv = {**RV_DEFAULTS, **(s.get("rv") or {})}
+    if rv["terminal"] not in RV_TERMINALS:
+        raise ValueError(f"rv.terminal: {rv['terminal']!r} is not one of {', '.join(RV_TERMINALS)}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     envs = make_env(env_id, int(s["n_envs"]), seed, s)
     st = start(envs, seed)
     net = ActorCritic(st.obs.shape[1:], int(envs.single_action_space.n), agent,
-                      rv_head=rv["head"]).to(device)
+                      rv_head=rv["head"], terminal_state=rv["terminal"] == "state").to(device)
     opt = torch.optim.Adam(net.parameters(), lr=float(s["lr"]), eps=1e-5)
     N, T = int(s["n_envs"]), int(s["n_steps"])
     n_updates = max(1, int(s["total_steps"]) // (N * T))
