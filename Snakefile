@@ -15,6 +15,10 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/rove.smk"
 include: "workflow/rules/nft.smk"
 include: "workflow/rules/relval.smk"
+include: "workflow/rules/reap.smk"
+include: "workflow/rules/hadamard_dp.smk"
+include: "workflow/rules/tstudent.smk"
+include: "workflow/rules/vaecf.smk"
 
 
 localrules: all, summary

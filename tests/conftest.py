@@ -119,3 +119,27 @@ def tiny_nft(tmp_path_factory) -> Path:
 def tiny_relval(tmp_path_factory) -> Path:
     """A repo copy in which `snakemake paper_relval --config scale=tiny` has run to completion."""
     return finished_tiny_dag(tmp_path_factory, "relval")
+
+
+@pytest.fixture(scope="session")
+def tiny_hadamard_dp(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_hadamard_dp --config scale=tiny` has run."""
+    return finished_tiny_dag(tmp_path_factory, "hadamard_dp")
+
+
+@pytest.fixture(scope="session")
+def tiny_reap(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_reap --config scale=tiny` has run to completion."""
+    return finished_tiny_dag(tmp_path_factory, "reap")
+
+
+@pytest.fixture(scope="session")
+def tiny_tstudent(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_tstudent --config scale=tiny` has run to completion."""
+    return finished_tiny_dag(tmp_path_factory, "tstudent")
+
+
+@pytest.fixture(scope="session")
+def tiny_vaecf(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_vaecf --config scale=tiny` has run to completion."""
+    return finished_tiny_dag(tmp_path_factory, "vaecf")

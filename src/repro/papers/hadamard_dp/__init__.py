@@ -1,0 +1,1 @@
+"""Differential privacy on Hadamard manifolds: exponential-wrapped mechanisms (ICLR 2026)."""

@@ -1,0 +1,1 @@
+"""VAE collaborative filtering: Mult-VAE, input masking, beta-KL and the anchor regularizer."""

@@ -1,0 +1,225 @@
+"""CLI + library: train one Mult-VAE variant on one data set with one seed, evaluate on test.
+
+    python -m repro.papers.vaecf.train --config config/papers/vaecf.yaml --scale small \\
+        --dataset ml-100k --variant masking --seed 0 --data data/.../prepared.npz \\
+        --out results/small/vaecf/runs/ml-100k/masking/seed0 [--save-model]
+
+Liang et al. (2018)'s procedure: Adam, batches of users (shuffled each epoch), KL weight
+annealed as min(cap, update / total_anneal_steps); after every epoch the model is scored on
+the validation users (fold-in 80% -> NDCG@100 on the other 20%) and the best epoch's weights
+are kept; the test users are scored once, with those weights. `patience` > 0 stops a run
+once validation has not improved for that many epochs (a compute saving at small scale; the
+selected epoch is the same as long as the best epoch comes before the stop). The run JSON holds the
+learning curve, test means, per-user test metrics (with each user's activity, for the
+activity buckets) and the records the claims ledger reads. `--out` is a directory: `run.json`,
+plus, with --save-model (the runs the proximity analysis reads; the others keep no weights),
+`model.pt` (config + best weights) and `model_early.pt` (the weights after
+`proximity.early_fraction` of the planned updates: a model in mid-training).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from repro.core.config import job_parser, load_settings
+from repro.core.io import atomic_path, write_json
+from repro.core.progress import get_logger, progress
+from repro.papers.vaecf.data import CSR, load
+from repro.papers.vaecf.metrics import all_metrics
+from repro.papers.vaecf.model import MultVAE, VAEConfig, beta_at, loss_terms
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation settings (Liang et al.'s vae_cf notebook values as defaults)."""
+
+    epochs: int = 200
+    batch_size: int = 500
+    lr: float = 1e-3
+    anneal_cap: float = 0.2
+    total_anneal_steps: int = 200_000  # <= 0: constant beta = anneal_cap
+    eval_batch_size: int = 2000
+    patience: int = 0  # stop after this many epochs without a better validation score (0: never)
+
+
+def variant_configs(s: dict[str, Any], variant: str, n_items: int
+                    ) -> tuple[VAEConfig, TrainConfig]:
+    """`model` and `train` settings with the variant's overrides applied."""
+    if variant not in s["variants"]:
+        raise SystemExit(f"unknown variant {variant!r}: allowed are {', '.join(s['variants'])}")
+    v = s["variants"][variant]
+    mcfg = VAEConfig(n_items=n_items, hidden=s["model"]["hidden"], latent=s["model"]["latent"],
+                     dropout=v.get("dropout", 0.5), anchor_weight=v.get("anchor_weight", 0.0),
+                     anchor_init_std=s["model"]["anchor_init_std"])
+    t = {**s["train"], **{k: v[k] for k in ("anneal_cap", "total_anneal_steps") if k in v}}
+    return mcfg, TrainConfig(**t)
+
+
+@torch.no_grad()
+def score(model: MultVAE, fold_in: CSR, batch_size: int, device: str) -> np.ndarray:
+    """Eval-mode scores (logits with z = mu) for every row of `fold_in`."""
+    model.eval()
+    out = []
+    for start in range(0, fold_in.n_rows, batch_size):
+        x = torch.from_numpy(fold_in.dense(slice(start, start + batch_size))).to(device)
+        out.append(model(x)[0].float().cpu().numpy())
+    return np.concatenate(out) if out else np.zeros((0, fold_in.n_items), np.float32)
+
+
+def evaluate(model: MultVAE, fold_in: CSR, heldout: CSR, batch_size: int, device: str
+             ) -> dict[str, np.ndarray]:
+    """Per-user Recall@20/@50 and NDCG@100 of the held-out items (batched, fold-in masked)."""
+    per: dict[str, list[np.ndarray]] = {}
+    scores_all = score(model, fold_in, batch_size, device)
+    for start in range(0, fold_in.n_rows, batch_size):
+        rows = slice(start, start + batch_size)
+        m = all_metrics(scores_all[rows], fold_in.dense(rows), heldout.dense(rows))
+        for k, v in m.items():
+            per.setdefault(k, []).append(v)
+    return {k: np.concatenate(v) for k, v in per.items()}
+
+
+def fit(data: dict[str, CSR], mcfg: VAEConfig, tcfg: TrainConfig, seed: int,
+        device: str = "cpu", log: Callable[[str], None] = print, desc: str = "train",
+        snapshot_update: int = 0) -> tuple[MultVAE, dict[str, Any]]:
+    """Train with validation-based model selection; returns the best model and the history.
+
+    snapshot_update > 0 also keeps the weights at the end of the first epoch that reaches that
+    many updates (history["snapshot"] = (epoch, state)): a model in mid-training, for the
+    proximity analysis."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = MultVAE(mcfg).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=tcfg.lr)
+    train = data["train"]
+    step, best, best_state, best_epoch = 0, -np.inf, None, -1
+    curve: list[dict[str, float]] = []
+    snapshot: tuple[int, dict[str, Any]] | None = None
+    for epoch in progress(range(tcfg.epochs), desc=desc, total=tcfg.epochs):
+        model.train()
+        perm = rng.permutation(train.n_rows)
+        sums: dict[str, float] = {}
+        n_batches = 0
+        for start in range(0, train.n_rows, tcfg.batch_size):
+            x = torch.from_numpy(train.dense(perm[start:start + tcfg.batch_size])).to(device)
+            beta = beta_at(step, tcfg.anneal_cap, tcfg.total_anneal_steps)
+            terms = loss_terms(model, x, beta)
+            opt.zero_grad(set_to_none=True)
+            terms["loss"].backward()
+            opt.step()
+            step += 1
+            n_batches += 1
+            for k, v in terms.items():
+                sums[k] = sums.get(k, 0.0) + float(v.detach())
+        if snapshot_update > 0 and snapshot is None and step >= snapshot_update:
+            snapshot = (epoch + 1, copy.deepcopy(model.state_dict()))
+        val = evaluate(model, data["val_tr"], data["val_te"], tcfg.eval_batch_size, device)
+        val_ndcg = float(np.nanmean(val["ndcg@100"]))
+        row = {"epoch": epoch + 1, "beta": beta, "val_ndcg@100": val_ndcg,
+               **{k: v / n_batches for k, v in sums.items()}}
+        curve.append(row)
+        if val_ndcg > best:
+            best, best_epoch = val_ndcg, epoch + 1
+            best_state = copy.deepcopy(model.state_dict())
+        stop = tcfg.patience > 0 and epoch + 1 - best_epoch >= tcfg.patience
+        if (epoch + 1) % max(1, tcfg.epochs // 10) == 0 or epoch + 1 == tcfg.epochs or stop:
+            log(f"{desc} epoch {epoch + 1}/{tcfg.epochs} loss {row['loss']:.2f} "
+                f"beta {beta:.3f} val ndcg@100 {val_ndcg:.4f} (best {best:.4f} @ {best_epoch})"
+                + (f"; no gain in {tcfg.patience} epochs: stop" if stop else ""))
+        if stop:
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    return model, {"curve": curve, "best_epoch": best_epoch, "best_val_ndcg@100": best,
+                   "updates": step, "snapshot": snapshot}
+
+
+def nanmean(a: np.ndarray) -> float:
+    return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
+
+
+def run(s: dict[str, Any], data: dict[str, CSR], dataset: str, variant: str, seed: int,
+        device: str = "cpu", log: Callable[[str], None] = print, snapshot: bool = False
+        ) -> tuple[dict[str, Any], MultVAE, MultVAE | None]:
+    """Train one (dataset, variant, seed): the run record (JSON-ready), the best model, and
+    with `snapshot` the model after `proximity.early_fraction` of the planned updates."""
+    mcfg, tcfg = variant_configs(s, variant, data["train"].n_items)
+    t0, c0 = time.time(), time.process_time()
+    planned = tcfg.epochs * -(-data["train"].n_rows // tcfg.batch_size)
+    at = max(1, round(s["proximity"]["early_fraction"] * planned)) if snapshot else 0
+    model, hist = fit(data, mcfg, tcfg, seed, device, log, desc=f"{dataset}/{variant}/s{seed}",
+                      snapshot_update=at)
+    early = None
+    snap = hist.pop("snapshot")
+    if snap is not None:
+        early = MultVAE(mcfg).to(device)
+        early.load_state_dict(snap[1])
+        hist["snapshot_epoch"] = snap[0]
+    test = evaluate(model, data["test_tr"], data["test_te"], tcfg.eval_batch_size, device)
+    val = evaluate(model, data["val_tr"], data["val_te"], tcfg.eval_batch_size, device)
+    means = {k: nanmean(v) for k, v in test.items()}
+    records = [{"method": variant, "metric": f"{dataset}/{k}", "seed": seed, "value": v}
+               for k, v in means.items()]
+    records += [{"method": variant, "metric": f"{dataset}/val_{k}", "seed": seed,
+                 "value": nanmean(v)} for k, v in val.items()]
+    return {
+        "dataset": dataset, "variant": variant, "seed": seed, "device": device,
+        "model": vars(mcfg), "train": vars(tcfg), **hist,
+        "test": means, "val": {k: nanmean(v) for k, v in val.items()},
+        "per_user": {k: [None if np.isnan(x) else float(x) for x in v] for k, v in test.items()},
+        "user_activity": (data["test_tr"].counts() + data["test_te"].counts()).tolist(),
+        "wall_s": time.time() - t0, "cpu_s": time.process_time() - c0, "records": records,
+    }, model, early
+
+
+def save_model(model: MultVAE, path: str | Path) -> None:
+    """Config + weights, loadable by proximity.load_model."""
+    with atomic_path(path) as tmp:
+        torch.save({"config": vars(model.cfg), "state": model.state_dict()}, tmp)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = job_parser(__doc__.splitlines()[0], log=True)
+    ap.add_argument("--dataset", required=True)
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--seed", required=True, type=int)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--save-model", action="store_true")
+    a = ap.parse_args(argv)
+    s = load_settings(a.config, a.scale)
+
+    from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
+    from repro.core.seeding import seed_everything
+
+    try:
+        device = pick_device(require_gpu=a.scale == "full")
+    except NoGPUError as e:
+        raise SystemExit(str(e)) from None
+    limit_cpu_threads(1)
+    seed_everything(a.seed)
+    log = get_logger(f"vaecf.train.{a.variant}", a.log)
+    result, model, early = run(s, load(a.data), a.dataset, a.variant, a.seed, device, log.info,
+                               snapshot=a.save_model)
+    result["scale"] = a.scale
+    with atomic_path(a.out) as tmp:
+        tmp.mkdir()
+        if a.save_model:
+            save_model(model.cpu(), tmp / "model.pt")
+            if early is not None:
+                save_model(early.cpu(), tmp / "model_early.pt")
+        write_json(tmp / "run.json", result)
+    log.info(f"wrote {a.out}: test {result['test']} best epoch {result['best_epoch']} "
+             f"({result['wall_s']:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

