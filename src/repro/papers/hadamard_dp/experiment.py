@@ -198,6 +198,27 @@ def run_cell(s: dict[str, Any], metric_name: str, m: int,
     }
 
 
+def run_job(a: Any, s: dict[str, Any], name: str,
+            compute: Callable[[Callable[[str], None]], dict[str, Any]],
+            summary: Callable[[dict[str, Any]], str] | None = None) -> None:
+    """The jobs' shared frame: seed, logger, one BLAS thread (jobs run side by side), compute,
+    stamp the scale, write a.out atomically."""
+    from threadpoolctl import threadpool_limits
+
+    seed_everything(int(s["seed"]))
+    log = get_logger(f"hadamard_dp.{name}", a.log)
+    with threadpool_limits(1):
+        result = compute(log.info)
+    result["scale"] = a.scale
+    write_json(a.out, result)
+    log.info(f"wrote {a.out}" + (f"; {summary(result)}" if summary else ""))
+
+
+def _median_times(result: dict[str, Any]) -> str:
+    t = {k: float(np.median(v)) for k, v in result["timing_s"].items()}
+    return "median s/release: " + ", ".join(f"{k} {v:.2e}" for k, v in t.items())
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--metric", required=True, choices=METRIC_NAMES)
@@ -207,16 +228,8 @@ def main(argv: list[str] | None = None) -> None:
     if a.m not in s["synthetic"]["ms"]:
         raise SystemExit(f"--m {a.m} is not in synthetic.ms {s['synthetic']['ms']} at scale "
                          f"{a.scale}")
-    from threadpoolctl import threadpool_limits
-
-    seed_everything(int(s["seed"]))
-    log = get_logger(f"hadamard_dp.{a.metric}.m{a.m}", a.log)
-    with threadpool_limits(1):  # jobs run side by side; one BLAS thread each
-        result = run_cell(s, a.metric, a.m, log=log.info)
-    result["scale"] = a.scale
-    write_json(a.out, result)
-    t = {k: float(np.median(v)) for k, v in result["timing_s"].items()}
-    log.info(f"wrote {a.out}; median s/release: " + ", ".join(f"{k} {v:.2e}" for k, v in t.items()))
+    run_job(a, s, f"{a.metric}.m{a.m}", lambda log: run_cell(s, a.metric, a.m, log=log),
+            _median_times)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,7 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings
-from repro.core.io import write_json
-from repro.core.progress import get_logger
-from repro.core.seeding import seed_everything
-from repro.papers.hadamard_dp.experiment import release_grid, rng_for
+from repro.papers.hadamard_dp.experiment import release_grid, rng_for, run_job
 from repro.papers.hadamard_dp.frechet import ball_center, sample_ball
 from repro.papers.hadamard_dp.geometry import METRIC_NAMES, get_metric
 from repro.papers.hadamard_dp.mechanisms import frechet_sensitivity
@@ -60,15 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     a = ap.parse_args(argv)
     s = load_settings(a.config, a.scale)
-    from threadpoolctl import threadpool_limits
-
-    seed_everything(int(s["seed"]))
-    log = get_logger("hadamard_dp.footpoint", a.log)
-    with threadpool_limits(1):
-        result = run_ablation(s, log=log.info)
-    result["scale"] = a.scale
-    write_json(a.out, result)
-    log.info(f"wrote {a.out}")
+    run_job(a, s, "footpoint", lambda log: run_ablation(s, log=log))
 
 
 if __name__ == "__main__":

@@ -25,10 +25,7 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings
-from repro.core.io import write_json
-from repro.core.progress import get_logger
-from repro.core.seeding import seed_everything
-from repro.papers.hadamard_dp.experiment import rng_for
+from repro.papers.hadamard_dp.experiment import rng_for, run_job
 from repro.papers.hadamard_dp.frechet import ball_center, neighbour, sample_ball
 from repro.papers.hadamard_dp.geometry import METRIC_NAMES, dim, get_metric
 from repro.papers.hadamard_dp.mechanisms import (
@@ -169,15 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     a = ap.parse_args(argv)
     s = load_settings(a.config, a.scale)
-    from threadpoolctl import threadpool_limits
-
-    seed_everything(int(s["seed"]))
-    log = get_logger("hadamard_dp.privacy", a.log)
-    with threadpool_limits(1):
-        result = run_check(s, log=log.info)
-    result["scale"] = a.scale
-    write_json(a.out, result)
-    log.info(f"wrote {a.out}")
+    run_job(a, s, "privacy", lambda log: run_check(s, log=log))
 
 
 if __name__ == "__main__":

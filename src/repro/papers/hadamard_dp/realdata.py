@@ -19,10 +19,8 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings
-from repro.core.io import read_json, write_json
-from repro.core.progress import get_logger
-from repro.core.seeding import seed_everything
-from repro.papers.hadamard_dp.experiment import records_of, release_grid
+from repro.core.io import read_json
+from repro.papers.hadamard_dp.experiment import records_of, release_grid, run_job
 from repro.papers.hadamard_dp.geometry import get_metric
 from repro.papers.hadamard_dp.mechanisms import frechet_sensitivity
 
@@ -69,15 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", required=True, type=Path, help="descriptors.npz (data.py)")
     a = ap.parse_args(argv)
     s = load_settings(a.config, a.scale)
-    seed_everything(int(s["seed"]))
-    log = get_logger("hadamard_dp.realdata", a.log)
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        result = release(s, a.data, log=log.info)
-    result["scale"] = a.scale
-    write_json(a.out, result)
-    log.info(f"wrote {a.out}")
+    run_job(a, s, "realdata", lambda log: release(s, a.data, log=log))
 
 
 if __name__ == "__main__":
