@@ -19,6 +19,7 @@ include: "workflow/rules/reap.smk"
 include: "workflow/rules/hadamard_dp.smk"
 include: "workflow/rules/tstudent.smk"
 include: "workflow/rules/vaecf.smk"
+include: "workflow/rules/stackelberg.smk"
 
 
 localrules: all, summary

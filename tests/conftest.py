@@ -143,3 +143,9 @@ def tiny_tstudent(tmp_path_factory) -> Path:
 def tiny_vaecf(tmp_path_factory) -> Path:
     """A repo copy in which `snakemake paper_vaecf --config scale=tiny` has run to completion."""
     return finished_tiny_dag(tmp_path_factory, "vaecf")
+
+
+@pytest.fixture(scope="session")
+def tiny_stackelberg(tmp_path_factory) -> Path:
+    """A repo copy in which `snakemake paper_stackelberg --config scale=tiny` has run."""
+    return finished_tiny_dag(tmp_path_factory, "stackelberg")

@@ -1,0 +1,192 @@
+"""The environments: the paper's simulation (a Stackelberg game with side information) and its
+second-price-auction application, both seen through the reduction as linear contextual bandits.
+
+Every environment exposes, per context z, a finite set of *arms*: leader strategies (extreme
+points of the best-response regions, or bids) with their feature vectors phi in R^D, such that
+the leader's expected utility is <phi, theta*> for an unknown theta*:
+
+- `StackelbergEnv`: phi = the utility vector u(z, x) in R^K (one entry per follower type),
+  theta* = p, the type distribution; the realized reward against type f is u(z, x)_f.
+- `AuctionEnv` (bidding in second-price auctions with side information; the paper's
+  unknown-leader-utility extension): the bidder's value v(z) = <w, z> + noise is unknown and
+  seen only when she wins; the highest competing bid is one of K levels m_1 < ... < m_K (the
+  "types") drawn from p. Bidding b earns 1{b >= m}(v - m), whose mean
+  sum_k p_k 1{b >= m_k}(<w, z> - m_k) = <phi(z, b), theta*> with
+  phi(z, b) = (1{b >= m_k} (z, -m_k))_k and theta* = (p_k (w, 1))_k in R^{K(d+1)}.
+  Bids between two levels win against the same competitors, so the arms are the K+1 bids
+  {0, m_1, ..., m_K} (the extreme points of the bid space's "regions").
+
+Each arm also has an *outcome* per type (the follower's action; win/lose in the auction): what
+the leader observes under bandit feedback, and what Harris et al. (2024)'s estimator counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from repro.papers.stackelberg.game import (
+    Game,
+    best_responses,
+    extreme_points,
+    random_game,
+    utility_vectors,
+)
+
+
+@dataclass
+class Arms:
+    """The leader's candidate strategies at one context."""
+
+    features: np.ndarray  # (N, D): phi, with expected utility <phi, theta*>
+    strategies: np.ndarray  # (N, m) mixed strategies (auction: (N, 1) bids)
+    outcomes: np.ndarray  # (N, K) observable outcome of each arm against each type
+
+
+@dataclass
+class Sequence:
+    """One seed's draws, shared by every algorithm (common random numbers)."""
+
+    z: np.ndarray  # (T, d) contexts
+    f: np.ndarray  # (T,) follower types (auction: index of the competing bid level)
+    noise: np.ndarray  # (T,) value noise (auction only; zeros otherwise)
+
+
+@dataclass
+class Observation:
+    """What one round reveals. Bandit learners use `reward`; Harris et al.'s estimator
+    `outcome` (and `value` when `value_seen`); the full-information reference everything."""
+
+    reward: float
+    outcome: int
+    follower_type: int
+    value: float = float("nan")
+    value_seen: bool = False
+
+
+def type_distribution(rng: np.random.Generator, K: int, kind: str) -> np.ndarray:
+    if kind == "uniform":
+        return np.full(K, 1.0 / K)
+    if kind == "dirichlet":
+        return rng.dirichlet(np.ones(K))
+    raise ValueError(f"type_distribution {kind!r}: allowed are uniform, dirichlet")
+
+
+class StackelbergEnv:
+    """A random game of the paper's shape; contexts i.i.d. uniform on [0, 1]^d, types i.i.d.
+    from p. With context-free followers (Harris et al.'s bandit setting) the extreme points
+    are computed once; otherwise at every context."""
+
+    n_outcomes: int
+
+    def __init__(self, spec: dict[str, Any], rng: np.random.Generator):
+        self.spec = spec
+        self.game: Game = random_game(rng, spec["leader_actions"], spec["follower_actions"],
+                                      spec["follower_types"], spec["context_dim"],
+                                      spec["follower_context"])
+        self.p = type_distribution(rng, self.game.K, spec["type_distribution"])
+        self.delta = float(spec["delta"])
+        self.K, self.d, self.D = self.game.K, self.game.d, self.game.K
+        self.n_outcomes = self.game.n
+        self.theta = self.p.copy()
+        self.R, self.S = 0.5, 1.0  # rewards in [0, 1]: 1/2-sub-Gaussian noise; ||p||_2 <= 1
+        self.fixed_arms = not self.game.follower_context
+        if self.fixed_arms:
+            self.E = extreme_points(self.game.follower_matrices(), self.delta)
+            # u(z, x_i)_k = <z, sum_a x_ia leader[a, sigma_ik]>: precompute (N, K, d)
+            self._B = np.einsum("na,ankd->nkd", self.E.x, self.game.leader[:, self.E.profile])
+
+    def draw_sequence(self, rng: np.random.Generator, T: int) -> Sequence:
+        return Sequence(z=rng.random((T, self.d)), f=rng.choice(self.K, size=T, p=self.p),
+                        noise=np.zeros(T))
+
+    def arms(self, z: np.ndarray) -> Arms:
+        if self.fixed_arms:
+            return Arms(self._B @ z, self.E.x, self.E.profile)
+        E = extreme_points(self.game.follower_matrices(z), self.delta)
+        return Arms(utility_vectors(self.game.leader_matrix(z), E.x, E.profile), E.x, E.profile)
+
+    def observe(self, arms: Arms, i: int, z: np.ndarray, f: int, noise: float) -> Observation:
+        return Observation(reward=float(arms.features[i, f]), outcome=int(arms.outcomes[i, f]),
+                           follower_type=int(f))
+
+    def random_features(self, z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Random play: a uniformly random mixed strategy (Dirichlet(1, ..., 1))."""
+        x = rng.dirichlet(np.ones(self.game.m))
+        br, _ = best_responses(self.game.follower_matrices(z), x)
+        return utility_vectors(self.game.leader_matrix(z), x[None], br[None])[0]
+
+    def plugin_theta(self, p_hat: np.ndarray, zz: np.ndarray, zv: np.ndarray) -> np.ndarray:
+        """theta from an estimated type distribution (the leader knows her own utility)."""
+        return p_hat
+
+    def info(self) -> dict[str, Any]:
+        out = {"p": self.p, "D": self.D, "follower_context": self.game.follower_context}
+        if self.fixed_arms:
+            out.update(n_arms=len(self.E), n_regions=int(len(np.unique(self.E.profile, axis=0))))
+        return out
+
+
+class AuctionEnv:
+    """Bidding in repeated second-price auctions with side information (see module docstring).
+    Ties (b = m) are won; the value noise is uniform on [-noise, noise]."""
+
+    n_outcomes = 2  # 0: lose, 1: win (and then the price, i.e. the competing level, is seen)
+
+    def __init__(self, spec: dict[str, Any], rng: np.random.Generator):
+        self.spec = spec
+        K, d = spec["follower_types"], spec["context_dim"]
+        lo, hi = spec["bid_range"]
+        self.levels = np.sort(rng.uniform(lo, hi, size=K))
+        self.w = rng.dirichlet(np.ones(d))  # v(z) = <w, z> in [0, 1] for z in [0, 1]^d
+        self.p = type_distribution(rng, K, spec["type_distribution"])
+        self.value_noise = float(spec["value_noise"])
+        self.K, self.d, self.D = K, d, K * (d + 1)
+        self.theta = (self.p[:, None] * np.append(self.w, 1.0)[None, :]).ravel()
+        self.R = 1.0 + self.value_noise / 2  # reward range [-1, 1 + noise]
+        self.S = float(np.sqrt(2.0))  # ||theta||^2 = sum_k p_k^2 (|w|^2 + 1) <= 2
+        self.fixed_arms = True
+        self.bids = np.concatenate([[0.0], self.levels])
+        self._wins = (self.bids[:, None] >= self.levels[None, :]).astype(np.int64)  # (K+1, K)
+
+    def draw_sequence(self, rng: np.random.Generator, T: int) -> Sequence:
+        return Sequence(z=rng.random((T, self.d)), f=rng.choice(self.K, size=T, p=self.p),
+                        noise=rng.uniform(-self.value_noise, self.value_noise, size=T))
+
+    def features_for_bids(self, z: np.ndarray, bids: np.ndarray) -> np.ndarray:
+        wins = (bids[:, None] >= self.levels[None, :]).astype(float)  # (N, K)
+        block = np.concatenate([np.broadcast_to(z, (self.K, self.d)), -self.levels[:, None]],
+                               axis=1)  # (K, d+1)
+        return (wins[:, :, None] * block[None]).reshape(len(bids), self.D)
+
+    def arms(self, z: np.ndarray) -> Arms:
+        return Arms(self.features_for_bids(z, self.bids), self.bids[:, None], self._wins)
+
+    def observe(self, arms: Arms, i: int, z: np.ndarray, f: int, noise: float) -> Observation:
+        value = float(self.w @ z + noise)
+        win = int(arms.outcomes[i, f])
+        return Observation(reward=win * (value - self.levels[f]), outcome=win,
+                           follower_type=int(f), value=value, value_seen=bool(win))
+
+    def random_features(self, z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Random play: a bid uniform on [0, 1]."""
+        return self.features_for_bids(z, rng.uniform(0.0, 1.0, size=1))[0]
+
+    def plugin_theta(self, p_hat: np.ndarray, zz: np.ndarray, zv: np.ndarray) -> np.ndarray:
+        """theta from estimated p and the ridge fit (lambda = 1) of the value on the context,
+        from the sufficient statistics zz = sum z z^T, zv = sum v z of the values seen."""
+        w_hat = np.linalg.solve(zz + np.eye(self.d), zv)
+        return (p_hat[:, None] * np.append(w_hat, 1.0)[None, :]).ravel()
+
+    def info(self) -> dict[str, Any]:
+        return {"p": self.p, "D": self.D, "levels": self.levels, "w": self.w,
+                "n_arms": len(self.bids)}
+
+
+ENVIRONMENTS = {"stackelberg": StackelbergEnv, "auction": AuctionEnv}
+
+
+def make_env(spec: dict[str, Any], rng: np.random.Generator) -> StackelbergEnv | AuctionEnv:
+    return ENVIRONMENTS[spec["kind"]](spec, rng)

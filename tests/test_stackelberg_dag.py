@@ -1,0 +1,108 @@
+"""Contextual Stackelberg's whole DAG at tiny scale, its outputs, the full-scale plan, bad config,
+and edit plans (an edit reruns exactly the jobs that depend on it)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import yaml
+from conftest import copy_finished, copy_repo, planned_jobs, snakemake
+from test_rove_dag import _edit
+
+
+def _settings(root, scale="tiny"):
+    from repro.core.config import resolve_scale
+
+    return resolve_scale(yaml.safe_load((root / "config/papers/stackelberg.yaml").read_text()),
+                         scale)
+
+
+def _n_runs(s):
+    return sum(len(spec.get("seeds", s["seeds"])) for spec in s["environments"].values())
+
+
+def test_fresh_plan_covers_the_whole_stackelberg_dag(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    s = _settings(root)
+    assert planned_jobs(root, "paper_stackelberg") == {
+        "stackelberg_run": _n_runs(s), "stackelberg_report": 1, "paper_stackelberg": 1}
+    full = _settings(root, "full")
+    paper = full["environments"]["paper"]
+    assert (paper["follower_types"], paper["leader_actions"], paper["follower_actions"],
+            paper["context_dim"]) == (4, 4, 4, 2)
+    assert len(full["seeds"]) >= 10 and max(full["horizons"]) >= 20000
+    assert planned_jobs(root, "paper_stackelberg", scale="full")["stackelberg_run"] == \
+        _n_runs(full)
+    prof = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
+    assert "stackelberg_run" in prof["set-resources"]
+
+
+def test_a_wrong_algorithm_is_rejected_before_any_job(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    cfg = root / "config/papers/stackelberg.yaml"
+    cfg.write_text(cfg.read_text().replace("algorithms: [oful, logdet_ftrl, harris_etc,",
+                                           "algorithms: [ucb, logdet_ftrl, harris_etc,", 1))
+    proc = snakemake(root, "-n", "paper_stackelberg", check=False)
+    assert proc.returncode != 0
+    assert "environments.paper.algorithms.0" in proc.stderr and "'oful'" in proc.stderr
+
+
+def test_tiny_dag_outputs(tiny_stackelberg):
+    out = tiny_stackelberg / "results/tiny/stackelberg"
+    s = _settings(tiny_stackelberg)
+    cfg = yaml.safe_load((tiny_stackelberg / "config/papers/stackelberg.yaml").read_text())
+    claims = json.loads((out / "claims.json").read_text())
+    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
+    assert all(c["verdict"] in ("holds", "does not hold") for c in claims)
+    regret = pd.read_csv(out / "tables/regret.csv")
+    assert [f"R({T})" for T in s["horizons"]] == [c for c in regret.columns if c.startswith("R(")]
+    rows = {(e, a) for e, a in zip(regret["environment"], regret["algorithm"], strict=True)}
+    assert ("paper", "Harris et al. (2024)") in rows and ("auction", "reduction + OFUL") in rows
+    assert ("contextual", "Harris et al. (2024)") not in rows  # not defined there
+    paper_rate = dict(zip(regret["algorithm"], regret["exponent (paper)"], strict=False))
+    assert paper_rate["reduction + OFUL"] == 0.5 and round(paper_rate["Harris et al. (2024)"],
+                                                          2) == 0.67
+    for fig in ("regret_curves", "regret_vs_T"):
+        assert (out / f"figures/{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    run = json.loads((out / "runs/paper/seed0.json").read_text())
+    assert run["instance"]["n_arms"] > 4 and run["instance"]["p"] == [0.25] * 4
+    assert set(run["regret"]) == {"oful", "logdet_ftrl", "harris_etc", "full_info", "random",
+                                  "oracle"}
+    assert all(set(v) == {str(T) for T in s["horizons"]} for v in run["regret"].values())
+    assert set(run["regret"]["oracle"].values()) == {0.0}
+    c = run["curves"]["oful"]
+    assert c["t"][-1] == max(s["horizons"]) and len(c["t"]) == len(c["regret"]) > 3
+
+
+def test_finished_dag_plans_nothing(tiny_stackelberg):
+    assert planned_jobs(tiny_stackelberg, "paper_stackelberg") == {}
+
+
+def test_editing_an_algorithm_reruns_every_run_and_the_report(tiny_stackelberg, tmp_path):
+    root = copy_finished(tiny_stackelberg, tmp_path / "edit_algorithms")
+    _edit(root / "src/repro/papers/stackelberg/algorithms.py")
+    assert planned_jobs(root, "paper_stackelberg") == {
+        "stackelberg_run": _n_runs(_settings(root)), "stackelberg_report": 1,
+        "paper_stackelberg": 1}
+
+
+def test_editing_the_report_reruns_only_the_report(tiny_stackelberg, tmp_path):
+    root = copy_finished(tiny_stackelberg, tmp_path / "edit_report")
+    _edit(root / "src/repro/papers/stackelberg/report.py")
+    assert planned_jobs(root, "paper_stackelberg") == {"stackelberg_report": 1,
+                                                       "paper_stackelberg": 1}
+
+
+def test_same_seed_gives_byte_identical_runs(tiny_stackelberg, tmp_path):
+    """A run job rerun from the same seed writes the same bytes (CPU, float64, 1 thread)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "seed1.json"
+    subprocess.run([sys.executable, "-m", "repro.papers.stackelberg.run", "--config",
+                    str(tiny_stackelberg / "config/papers/stackelberg.yaml"), "--scale", "tiny",
+                    "--env", "auction", "--seed", "1", "--out", str(out)],
+                   check=True, capture_output=True, cwd=tiny_stackelberg)
+    ref = tiny_stackelberg / "results/tiny/stackelberg/runs/auction/seed1.json"
+    assert out.read_bytes() == ref.read_bytes()
