@@ -22,18 +22,27 @@ def _n_runs(s):
     return sum(len(spec.get("seeds", s["seeds"])) for spec in s["environments"].values())
 
 
+def _plan(s):
+    """Every job of a fresh DAG: runs, tuning runs, tuned runs (one per main seed of the
+    ablation's environment), the report."""
+    ab = s["ablation"]
+    return {"stackelberg_run": _n_runs(s), "stackelberg_tune": len(ab["tuning_seeds"]),
+            "stackelberg_tuned": len(s["environments"][ab["env"]].get("seeds", s["seeds"])),
+            "stackelberg_report": 1, "paper_stackelberg": 1}
+
+
 def test_fresh_plan_covers_the_whole_stackelberg_dag(tmp_path):
     root = copy_repo(tmp_path / "repo")
     s = _settings(root)
-    assert planned_jobs(root, "paper_stackelberg") == {
-        "stackelberg_run": _n_runs(s), "stackelberg_report": 1, "paper_stackelberg": 1}
+    assert planned_jobs(root, "paper_stackelberg") == _plan(s)
+    assert set(s["ablation"]["tuning_seeds"]).isdisjoint(s["seeds"])
     full = _settings(root, "full")
     paper = full["environments"]["paper"]
     assert (paper["follower_types"], paper["leader_actions"], paper["follower_actions"],
             paper["context_dim"]) == (4, 4, 4, 2)
     assert len(full["seeds"]) >= 10 and max(full["horizons"]) >= 20000
-    assert planned_jobs(root, "paper_stackelberg", scale="full")["stackelberg_run"] == \
-        _n_runs(full)
+    assert planned_jobs(root, "paper_stackelberg", scale="full") == _plan(full)
+    assert set(full["ablation"]["tuning_seeds"]).isdisjoint(full["seeds"])
     prof = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
     assert "stackelberg_run" in prof["set-resources"]
 
@@ -60,6 +69,13 @@ def test_tiny_dag_outputs(tiny_stackelberg):
     rows = {(e, a) for e, a in zip(regret["environment"], regret["algorithm"], strict=True)}
     assert ("paper", "Harris et al. (2024)") in rows and ("auction", "reduction + OFUL") in rows
     assert ("contextual", "Harris et al. (2024)") not in rows  # not defined there
+    assert ("adversarial", "reduction + logdet-FTRL") in rows
+    assert ("adversarial", "oracle (benchmark)") not in rows  # no type distribution to know
+    tuned = pd.read_csv(out / "tables/tuned.csv")
+    assert list(tuned["algorithm"]) == ["reduction + OFUL", "reduction + logdet-FTRL",
+                                        "Harris et al. (2024)"]
+    assert set(tuned["chosen"]) <= {f"c={c:g}" + sfx for c in s["ablation"]["multipliers"]
+                                    for sfx in ("", ", no log")}
     paper_rate = dict(zip(regret["algorithm"], regret["exponent (paper)"], strict=False))
     assert paper_rate["reduction + OFUL"] == 0.5 and round(paper_rate["Harris et al. (2024)"],
                                                           2) == 0.67
@@ -82,9 +98,7 @@ def test_finished_dag_plans_nothing(tiny_stackelberg):
 def test_editing_an_algorithm_reruns_every_run_and_the_report(tiny_stackelberg, tmp_path):
     root = copy_finished(tiny_stackelberg, tmp_path / "edit_algorithms")
     _edit(root / "src/repro/papers/stackelberg/algorithms.py")
-    assert planned_jobs(root, "paper_stackelberg") == {
-        "stackelberg_run": _n_runs(_settings(root)), "stackelberg_report": 1,
-        "paper_stackelberg": 1}
+    assert planned_jobs(root, "paper_stackelberg") == _plan(_settings(root))
 
 
 def test_editing_the_report_reruns_only_the_report(tiny_stackelberg, tmp_path):

@@ -195,7 +195,8 @@ class LogDetFTRL:
         self.H_est_inv = (np.linalg.inv(self._second_moment(A[:-1], pi[:-1]))
                           if n_slots > 2 * self.Dl else self.Hinv)
         p = np.clip(pi[-1, : len(cur)], 0.0, None)
-        i = int(rng.choice(len(cur), p=p / p.sum()))
+        self.pi_cur = p / p.sum()  # the action distribution at z_t (kept for checks)
+        i = int(rng.choice(len(cur), p=self.pi_cur))
         self._cur = (A[-1], mask[-1])
         self._slots = (A[:-1], mask[:-1])
         return i
@@ -253,7 +254,8 @@ class ExploreThenCommit:
 
     name = "harris_etc"
 
-    def __init__(self, env: Any, horizon: int, explore_scale: float = 1.0):
+    def __init__(self, env: Any, horizon: int, explore_scale: float = 1.0,
+                 log_factor: bool = True):
         arms0 = env.arms(np.zeros(env.d))
         outcomes = arms0.outcomes  # (N, K)
         pairs, W = [], []
@@ -269,9 +271,10 @@ class ExploreThenCommit:
         self.explore_arms = sorted({i for i, _ in self.spanner})
         # N = T^(2/3) (log T)^(1/3) plays of each spanner arm: the exploration length that
         # balances N r (exploring) against T r sqrt(log T / N) (committing to estimates with
-        # error ~ sqrt(log T / N) per spanner coordinate), constants set to 1
-        per_arm = math.ceil(explore_scale * horizon ** (2.0 / 3.0)
-                            * math.log(horizon) ** (1.0 / 3.0))
+        # error ~ sqrt(log T / N) per spanner coordinate), constants set to 1; without
+        # log_factor N = T^(2/3) (the ablation's variant)
+        log_term = math.log(horizon) ** (1.0 / 3.0) if log_factor else 1.0
+        per_arm = math.ceil(explore_scale * horizon ** (2.0 / 3.0) * log_term)
         self.T0 = min(horizon, per_arm * len(self.explore_arms))
         self.env, self.K = env, env.K
         self.counts = np.zeros((len(outcomes), env.n_outcomes))

@@ -74,10 +74,37 @@ def type_distribution(rng: np.random.Generator, K: int, kind: str) -> np.ndarray
     raise ValueError(f"type_distribution {kind!r}: allowed are uniform, dirichlet")
 
 
+def phase_sequence(rng: np.random.Generator, T: int, phases: list[list[float]], first: int,
+                   growth: float) -> np.ndarray:
+    """An oblivious adversary's type sequence, fixed before play: phases of lengths
+    first * growth^j cycling through the type distributions `phases`, types i.i.d. within a
+    phase. Every phase is about as long as all the previous ones together, so the empirical type
+    frequencies never settle and what the past suggests is always off by a constant fraction."""
+    f = np.empty(T, dtype=np.int64)
+    start, j, length = 0, 0, float(first)
+    while start < T:
+        n = min(int(round(length)), T - start)
+        q = np.asarray(phases[j % len(phases)], float)
+        f[start:start + n] = rng.choice(len(q), size=n, p=q / q.sum())
+        start, j, length = start + n, j + 1, length * growth
+    return f
+
+
+def best_policy_in_hindsight(features: np.ndarray, types: np.ndarray) -> np.ndarray:
+    """The best fixed policy against a type sequence when contexts are independent of it:
+    sum_t E_z u(z, pi(z))_{f_t} = T E_z <p_hat, u(z, pi(z))> is linear in the empirical type
+    frequencies p_hat, so it is maximised context by context. features: (n, N, K) utility
+    vectors of the N arms at n contexts; returns the arm index per context."""
+    K = features.shape[-1]
+    p_hat = np.bincount(types, minlength=K) / len(types)
+    return np.argmax(features @ p_hat, axis=-1)
+
+
 class StackelbergEnv:
     """A random game of the paper's shape; contexts i.i.d. uniform on [0, 1]^d, types i.i.d.
-    from p. With context-free followers (Harris et al.'s bandit setting) the extreme points
-    are computed once; otherwise at every context."""
+    from p, or (with `type_sequence`) chosen by an oblivious adversary (`phase_sequence`).
+    With context-free followers (Harris et al.'s bandit setting) the extreme points are
+    computed once; otherwise at every context."""
 
     n_outcomes: int
 
@@ -90,7 +117,11 @@ class StackelbergEnv:
         self.delta = float(spec["delta"])
         self.K, self.d, self.D = self.game.K, self.game.d, self.game.K
         self.n_outcomes = self.game.n
-        self.theta = self.p.copy()
+        self.adversary: dict[str, Any] | None = spec.get("type_sequence")
+        if self.adversary and any(len(q) != self.K for q in self.adversary["phases"]):
+            raise ValueError(f"type_sequence.phases: every phase needs {self.K} probabilities")
+        # no fixed type distribution under an adversary: theta* (and the oracle) undefined
+        self.theta: np.ndarray | None = None if self.adversary else self.p.copy()
         self.R, self.S = 0.5, 1.0  # rewards in [0, 1]: 1/2-sub-Gaussian noise; ||p||_2 <= 1
         self.fixed_arms = not self.game.follower_context
         if self.fixed_arms:
@@ -99,8 +130,28 @@ class StackelbergEnv:
             self._B = np.einsum("na,ankd->nkd", self.E.x, self.game.leader[:, self.E.profile])
 
     def draw_sequence(self, rng: np.random.Generator, T: int) -> Sequence:
-        return Sequence(z=rng.random((T, self.d)), f=rng.choice(self.K, size=T, p=self.p),
-                        noise=np.zeros(T))
+        z = rng.random((T, self.d))
+        if self.adversary:
+            a = self.adversary
+            f = phase_sequence(rng, T, a["phases"], int(a["first_phase"]), float(a["growth"]))
+        else:
+            f = rng.choice(self.K, size=T, p=self.p)
+        return Sequence(z=z, f=f, noise=np.zeros(T))
+
+    def hindsight(self, seq: Sequence, marks: list[int]) -> dict[int, float]:
+        """Per round count c in marks: sum_{t <= c} u(z_t, pi*_c(z_t))_{f_t}, the realised
+        utility of the best fixed policy in hindsight over the first c rounds
+        (`best_policy_in_hindsight`; context-free followers, so the arms are fixed and
+        u(z, x_i)_k = <B_ik, z>)."""
+        if not self.fixed_arms:
+            raise ValueError("the hindsight benchmark needs context-free followers")
+        out = {}
+        for c in marks:
+            z, f = seq.z[:c], seq.f[:c]
+            p_hat = np.bincount(f, minlength=self.K) / c
+            idx = np.argmax(z @ np.einsum("nkd,k->nd", self._B, p_hat).T, axis=1)
+            out[c] = float(np.einsum("td,td->", self._B[idx, f], z))
+        return out
 
     def arms(self, z: np.ndarray) -> Arms:
         if self.fixed_arms:
@@ -123,7 +174,10 @@ class StackelbergEnv:
         return p_hat
 
     def info(self) -> dict[str, Any]:
-        out = {"p": self.p, "D": self.D, "follower_context": self.game.follower_context}
+        out = {"p": None if self.adversary else self.p, "D": self.D,
+               "follower_context": self.game.follower_context}
+        if self.adversary:
+            out["type_sequence"] = self.adversary
         if self.fixed_arms:
             out.update(n_arms=len(self.E), n_regions=int(len(np.unique(self.E.profile, axis=0))))
         return out

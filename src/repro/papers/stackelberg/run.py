@@ -17,10 +17,30 @@ step size), full information, random play and the oracle do not depend on the ho
 run of length T_max gives R(T) for every T; Harris et al.'s explore-then-commit tunes its
 exploration length to T, so it is run once per horizon (on the first T rounds of the same
 sequence).
+
+Under an oblivious adversary (`type_sequence` in the environment: the follower types are a
+sequence fixed before play, the contexts i.i.d. and independent of it) there is no type
+distribution to know; the benchmark is the best fixed policy in hindsight over the first T
+rounds, pi*_T(z) = argmax_x <p_hat_T, u(z, x)> with p_hat_T the realised type frequencies
+(it maximises sum_t E_z u(z, pi(z))_{f_t}, the utility in expectation over the contexts), and
+
+    R(T) = sum_{t <= T} u(z_t, pi*_T(z_t))_{f_t} - u(z_t, x_t)_{f_t},
+
+whose expectation over the contexts is the pseudo-regret against that policy (z_t is
+independent of the leader's policy at t and of pi*_T). It can be negative on a seed.
+
+The ablation (`--ablation tune|eval`): the same runs on the ablation's environment with every
+algorithm's exploration constant times a multiplier c (OFUL's radius times c, Harris et al.'s
+exploration length times c, with and without its log factor, logdet-FTRL's step size divided
+by c: smaller c explores less for all three). `tune` runs every configuration on a tuning seed;
+`eval` runs, on a main seed, each algorithm's configuration with the least mean R(T_max) over
+the tuning seeds (`select_constants`), copying it from the main run when it is the main
+table's.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 import zlib
 from typing import Any
@@ -28,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings
-from repro.core.io import write_json
+from repro.core.io import read_json, write_json
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
 from repro.papers.stackelberg.algorithms import (
@@ -80,6 +100,9 @@ def make_learners(s: dict[str, Any], env: Any, env_name: str, seed: int
     if "full_info" in algos:
         out["full_info"] = (FullInformation(env), T_max, none)
     if "oracle" in algos:
+        if env.theta is None:
+            raise SystemExit(f"{env_name}: no oracle under an adversarial type sequence (no "
+                             "type distribution); drop it from algorithms")
         out["oracle"] = (Oracle(env.theta), T_max, none)
     return out
 
@@ -96,13 +119,16 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
     play_random = "random" in spec["algorithms"]
     rng_random = rng_for(seed, env_name, RANDOM_PLAY)
     keys = list(learners) + (["random"] if play_random else [])
-    regret = dict.fromkeys(keys, 0.0)
     utility = dict.fromkeys(keys, 0.0)
     seconds = dict.fromkeys(keys + ["arms"], 0.0)
     marks = checkpoints(horizons, int(s["n_checkpoints"]))
     mark_set = set(marks)
     curves: dict[str, dict[str, list[float]]] = {k: {"t": [], "regret": [], "utility": []}
                                                  for k in keys}
+    # the benchmark's cumulative utility: the hindsight policy's (adversarial types), or the
+    # per-round best expected utility summed as we go (stochastic types)
+    adversarial = env.theta is None
+    hindsight = env.hindsight(seq, marks) if adversarial else {}
     best_total = 0.0
     n_arms = []
     report_every = max(T_max // 10, 1)
@@ -110,11 +136,13 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
         z, f, noise = seq.z[t], int(seq.f[t]), float(seq.noise[t])
         c0 = time.perf_counter()
         arms = env.arms(z)
-        expected = arms.features @ env.theta
-        best = float(expected.max())
+        # the utility each arm earns this round: realised against the adversary's type, or
+        # expected over the follower's draw
+        gain = arms.features[:, f] if adversarial else arms.features @ env.theta
         seconds["arms"] += time.perf_counter() - c0
-        best_total += best
-        n_arms.append(len(expected))
+        if not adversarial:
+            best_total += float(gain.max())
+        n_arms.append(len(gain))
         for key, (learner, horizon, rng) in learners.items():
             if t >= horizon:
                 continue
@@ -122,24 +150,24 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
             i = learner.act(t, z, arms, rng)
             learner.update(t, z, arms, i, env.observe(arms, i, z, f, noise))
             seconds[key] += time.perf_counter() - c0
-            regret[key] += best - float(expected[i])
-            utility[key] += float(expected[i])
+            utility[key] += float(gain[i])
         if play_random:
             c0 = time.perf_counter()
-            value = float(env.random_features(z, rng_random) @ env.theta)
+            phi = env.random_features(z, rng_random)
+            value = float(phi[f] if adversarial else phi @ env.theta)
             seconds["random"] += time.perf_counter() - c0
-            regret["random"] += best - value
             utility["random"] += value
         if t + 1 in mark_set:
+            bench = hindsight[t + 1] if adversarial else best_total
             for key in keys:
                 if key in learners and t >= learners[key][1]:
                     continue
                 curves[key]["t"].append(t + 1)
-                curves[key]["regret"].append(regret[key])
+                curves[key]["regret"].append(bench - utility[key])
                 curves[key]["utility"].append(utility[key])
         if (t + 1) % report_every == 0:
             log(f"{env_name} seed {seed}: t={t + 1} " + " ".join(
-                f"{k}={regret[k]:.1f}" for k in keys if t < learners.get(k, (0, T_max))[1]))
+                f"{k}={c['regret'][-1]:.1f}" for k, c in curves.items() if c["regret"]))
     # R(T) for every algorithm and horizon: checkpoints of anytime runs, the final value of
     # explore-then-commit's run tuned to T
     final: dict[str, dict[str, float]] = {}
@@ -154,7 +182,7 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
     return {
         "env": env_name, "seed": seed, "kind": spec["kind"], "horizons": horizons,
         "checkpoints": marks, "curves": curves, "regret": final,
-        "benchmark_utility": best_total,
+        "benchmark_utility": hindsight[T_max] if adversarial else best_total,
         "harris_etc": {str(T): {"explore_rounds": e.T0, "spanner": [list(x) for x in e.spanner],
                                 "p_hat": e.p_hat} for T, e in etc.items()},
         "instance": env.info(), "arms_per_round": {"min": min(n_arms), "max": max(n_arms),
@@ -162,27 +190,116 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
     }, seconds
 
 
+ABLATED = ("oful", "logdet_ftrl", "harris_etc")
+
+
+def ablation_configs(s: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """algorithm -> configuration label -> its constants (the main table's times c)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in ABLATED}
+    for c in s["ablation"]["multipliers"]:
+        c = float(c)
+        out["oful"][f"c={c:g}"] = {**s["oful"], "beta_scale": s["oful"]["beta_scale"] * c}
+        out["logdet_ftrl"][f"c={c:g}"] = {**s["logdet_ftrl"],
+                                          "eta_scale": s["logdet_ftrl"]["eta_scale"] / c}
+        for log_factor in (True, False):
+            label = f"c={c:g}" + ("" if log_factor else ", no log")
+            out["harris_etc"][label] = {**s["harris_etc"], "log_factor": log_factor,
+                                        "explore_scale": s["harris_etc"]["explore_scale"] * c}
+    return out
+
+
+def _run_configs(s: dict[str, Any], seed: int, chosen: dict[str, dict[str, Any]], log: Any
+                 ) -> dict[str, dict[str, float]]:
+    """R(T) of each algorithm in `chosen` with its constants, on the ablation's environment
+    and this seed (the main run's draws: same environment name, same streams)."""
+    env_name = s["ablation"]["env"]
+    s2 = copy.deepcopy(s)
+    s2["environments"][env_name]["algorithms"] = list(chosen)
+    s2.update(chosen)
+    return run(s2, env_name, seed, log=log)[0]["regret"]
+
+
+def run_tuning(s: dict[str, Any], seed: int, log: Any = print) -> dict[str, Any]:
+    """Every configuration of every ablated algorithm on one tuning seed."""
+    configs = ablation_configs(s)
+    regret: dict[str, dict[str, dict[str, float]]] = {a: {} for a in configs}
+    labels = {lab for cfg in configs.values() for lab in cfg}
+    for label in sorted(labels, key=lambda lab: list(configs["harris_etc"]).index(lab)):
+        chosen = {a: cfg[label] for a, cfg in configs.items() if label in cfg}
+        for a, by_T in _run_configs(s, seed, chosen, log).items():
+            regret[a][label] = by_T
+    return {"env": s["ablation"]["env"], "seed": seed, "role": "tune",
+            "horizons": sorted(int(h) for h in s["horizons"]), "regret": regret,
+            "constants": configs}
+
+
+def select_constants(tuning: list[dict[str, Any]], tuning_seeds: list[int]
+                     ) -> dict[str, dict[str, Any]]:
+    """Per algorithm, the configuration with the least mean R(T_max) over the tuning seeds
+    only (runs of other seeds are ignored; ties go to the first configuration listed)."""
+    runs = [r for r in tuning if r["seed"] in set(tuning_seeds)]
+    if {r["seed"] for r in runs} != set(tuning_seeds):
+        raise ValueError(f"tuning runs cover seeds {sorted(r['seed'] for r in runs)}, "
+                         f"expected {sorted(tuning_seeds)}")
+    T = str(max(runs[0]["horizons"]))
+    out = {}
+    for alg, by_label in runs[0]["regret"].items():
+        means = {lab: float(np.mean([r["regret"][alg][lab][T] for r in runs]))
+                 for lab in by_label}
+        best = min(means, key=lambda lab: means[lab])
+        out[alg] = {"label": best, "constants": runs[0]["constants"][alg][best],
+                    "tuning_mean_regret_Tmax": means}
+    return out
+
+
+def run_tuned(s: dict[str, Any], seed: int, tuning: list[dict[str, Any]],
+              main_run: dict[str, Any], log: Any = print) -> dict[str, Any]:
+    """Each algorithm at its tuned constants on a main seed; a configuration equal to the main
+    table's is copied from the main run of that seed (the same draws, so the same numbers)."""
+    sel = select_constants(tuning, s["ablation"]["tuning_seeds"])
+    copied = [a for a, v in sel.items() if v["constants"] == {**s[a], "log_factor": True}
+              or v["constants"] == s[a]]
+    todo = {a: v["constants"] for a, v in sel.items() if a not in copied}
+    regret = {a: main_run["regret"][a] for a in copied}
+    if todo:
+        regret.update(_run_configs(s, seed, todo, log))
+    return {"env": s["ablation"]["env"], "seed": seed, "role": "eval",
+            "horizons": sorted(int(h) for h in s["horizons"]), "selection": sel,
+            "regret": {a: regret[a] for a in sel}, "copied_from_main_run": sorted(copied)}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
-    ap.add_argument("--env", required=True)
+    ap.add_argument("--env", help="environment (not with --ablation: its own)")
     ap.add_argument("--seed", required=True, type=int)
+    ap.add_argument("--ablation", choices=("tune", "eval"))
+    ap.add_argument("--tuning-runs", nargs="+", default=[], help="eval: the tuning runs")
+    ap.add_argument("--main-run", help="eval: the main run of this seed")
     a = ap.parse_args(argv)
     s = load_settings(a.config, a.scale)
-    if a.env not in s["environments"]:
-        raise SystemExit(f"unknown environment {a.env!r}: allowed are "
+    env = s["ablation"]["env"] if a.ablation else a.env
+    if env not in s["environments"]:
+        raise SystemExit(f"unknown environment {env!r}: allowed are "
                          f"{', '.join(s['environments'])}")
     from threadpoolctl import threadpool_limits
 
     seed_everything(a.seed)
-    log = get_logger(f"stackelberg.run.{a.env}", a.log)
+    log = get_logger(f"stackelberg.run.{a.ablation or env}", a.log)
     c0 = time.process_time()
     with threadpool_limits(1):  # jobs run side by side; the matrices are tiny
-        result, seconds = run(s, a.env, a.seed, log=log.info)
+        if a.ablation == "tune":
+            result = run_tuning(s, a.seed, log=log.info)
+        elif a.ablation == "eval":
+            if not a.tuning_runs or not a.main_run:
+                raise SystemExit("--ablation eval needs --tuning-runs and --main-run")
+            result = run_tuned(s, a.seed, [read_json(p) for p in a.tuning_runs],
+                               read_json(a.main_run), log=log.info)
+        else:
+            result, seconds = run(s, env, a.seed, log=log.info)
+            log.info("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     result["scale"] = a.scale
     write_json(a.out, result)  # no timings inside: the same seed writes the same bytes
-    log.info(f"wrote {a.out} ({time.process_time() - c0:.1f} CPU-s); R(T_max): " + ", ".join(
-        f"{k}={v[str(max(s['horizons']))]:.1f}" for k, v in result["regret"].items()))
-    log.info("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
+    log.info(f"wrote {a.out} ({time.process_time() - c0:.1f} CPU-s)")
 
 
 if __name__ == "__main__":
