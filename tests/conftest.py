@@ -66,10 +66,25 @@ def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
-def tiny_rove(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_rove --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "rove")
+def _tiny_dag_fixture(pid: str):
+    """A session fixture: a repo copy in which `snakemake paper_<pid> --config scale=tiny` has
+    run to completion (one per paper, shared by its DAG tests)."""
+
+    @pytest.fixture(scope="session")
+    def fixture(tmp_path_factory) -> Path:
+        return finished_tiny_dag(tmp_path_factory, pid)
+
+    return fixture
+
+
+tiny_rove = _tiny_dag_fixture("rove")
+tiny_nft = _tiny_dag_fixture("nft")
+tiny_relval = _tiny_dag_fixture("relval")
+tiny_hadamard_dp = _tiny_dag_fixture("hadamard_dp")
+tiny_reap = _tiny_dag_fixture("reap")
+tiny_tstudent = _tiny_dag_fixture("tstudent")
+tiny_vaecf = _tiny_dag_fixture("vaecf")
+tiny_stackelberg = _tiny_dag_fixture("stackelberg")
 
 
 def copy_finished(src: Path, dest: Path) -> Path:
@@ -107,45 +122,3 @@ def _slurm_probe_stays_fast(request):
             request.getfixturevalue("slurm_cluster")
         except pytest.skip.Exception:
             pass
-
-
-@pytest.fixture(scope="session")
-def tiny_nft(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_nft --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "nft")
-
-
-@pytest.fixture(scope="session")
-def tiny_relval(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_relval --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "relval")
-
-
-@pytest.fixture(scope="session")
-def tiny_hadamard_dp(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_hadamard_dp --config scale=tiny` has run."""
-    return finished_tiny_dag(tmp_path_factory, "hadamard_dp")
-
-
-@pytest.fixture(scope="session")
-def tiny_reap(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_reap --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "reap")
-
-
-@pytest.fixture(scope="session")
-def tiny_tstudent(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_tstudent --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "tstudent")
-
-
-@pytest.fixture(scope="session")
-def tiny_vaecf(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_vaecf --config scale=tiny` has run to completion."""
-    return finished_tiny_dag(tmp_path_factory, "vaecf")
-
-
-@pytest.fixture(scope="session")
-def tiny_stackelberg(tmp_path_factory) -> Path:
-    """A repo copy in which `snakemake paper_stackelberg --config scale=tiny` has run."""
-    return finished_tiny_dag(tmp_path_factory, "stackelberg")
