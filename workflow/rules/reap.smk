@@ -17,7 +17,7 @@ REAP_GPU = REAP["gpus"]  # 0 at tiny/small; the hub model's jobs at full
 REAP_REF_SEED = REAP_SEEDS[0]  # the unpruned model needs no calibration; its seed seeds nothing
 # The modules each job imports (their edits rerun exactly the jobs that run them).
 REAP_JOB_CODE = [*src("reap", "model", "data"), *CORE_JOB, *core("device")]
-REAP_EVAL_CODE = [*src("reap", "evaluate", "prune", "merge"), *REAP_JOB_CODE]
+REAP_EVAL_CODE = [*src("reap", "evaluate", "benchmarks", "prune", "merge"), *REAP_JOB_CODE]
 
 
 rule reap_fetch:

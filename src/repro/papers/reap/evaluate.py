@@ -12,8 +12,8 @@ files, judged by
     gen_agreement  1 - token edit distance to the unpruned model's continuation / length;
     first_div      position of the first token differing from the unpruned model's, / length;
 and gen_score, the mean of `eval.gen_score_of` (this scale's "code avg").
-At full the compressed checkpoint is also saved and run through EvalPlus and LiveCodeBench, as
-the paper (experiments/eval.sh), and `code_avg` is the mean of their pass@1.
+At full the compressed model also writes EvalPlus and LiveCodeBench solutions, graded by their
+own code as in the paper (`benchmarks.py`), and `code_avg` is the mean of their pass@1.
 
     python -m repro.papers.reap.evaluate --config config/papers/reap.yaml --scale small \
         --method reap --ratio 50 --seed 0 --model results/small/reap/model \
@@ -25,10 +25,6 @@ the paper (experiments/eval.sh), and `code_avg` is the mean of their pass@1.
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +38,7 @@ from repro.core.config import job_parser, load_settings
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
+from repro.papers.reap.benchmarks import file_digest, run_benchmarks
 from repro.papers.reap.data import complete_function, even_windows, parses, read_docs, stream
 from repro.papers.reap.merge import merge
 from repro.papers.reap.model import count_params, job_device, load_model, model_device
@@ -168,65 +165,6 @@ def generation_metrics(prefixes: list[dict[str, Any]], gens: list[list[int]], to
     return m, rows
 
 
-# ----------------------------------------------------------------------------- full: benchmarks
-def run_benchmarks(model: torch.nn.Module, tok: Any, s: dict[str, Any], work: Path,
-                   seed: int) -> dict[str, float]:
-    """Save the compressed checkpoint and run the paper's code benchmarks on it: EvalPlus
-    (HumanEval(+), MBPP(+), greedy) and LiveCodeBench (code generation, the paper's date
-    window). Returns pass@1 per benchmark; the checkpoint is deleted afterwards."""
-    ev = s["eval"]
-    ckpt = work / "model"
-    model.save_pretrained(ckpt, safe_serialization=True)
-    tok.tok.save_pretrained(ckpt)
-    out: dict[str, float] = {}
-    try:
-        for bench in ev["benchmarks"]:
-            if bench in ("humaneval", "mbpp"):
-                out.update(_evalplus(ckpt, bench, work / "evalplus"))
-            elif bench == "livecodebench":
-                out["livecodebench"] = _livecodebench(ckpt, s, work / "lcb", seed)
-    finally:
-        if not ev.get("keep_models", False):
-            shutil.rmtree(ckpt, ignore_errors=True)
-    return out
-
-
-def _run(cmd: list[str], what: str) -> str:
-    log.info("running %s: %s", what, " ".join(cmd))
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise SystemExit(f"{what} is not installed: see src/repro/papers/reap/README.md") from None
-    if proc.returncode != 0:
-        raise SystemExit(f"{what} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
-    return proc.stdout + proc.stderr
-
-
-def _evalplus(ckpt: Path, dataset: str, root: Path) -> dict[str, float]:
-    """`evalplus.evaluate` on the local checkpoint, greedy; base and plus pass@1."""
-    text = _run([sys.executable, "-m", "evalplus.evaluate", "--model", str(ckpt), "--dataset",
-                 dataset, "--backend", "hf", "--greedy", "--root", str(root)], "evalplus")
-    found = re.findall(r"\(base(?: \+ extra)? tests\)\s*\n?\s*pass@1:\s*([0-9.]+)", text)
-    if len(found) < 2:
-        raise SystemExit(f"could not read pass@1 from evalplus output for {dataset}")
-    return {dataset: float(found[0]), f"{dataset}_plus": float(found[1])}
-
-
-def _livecodebench(ckpt: Path, s: dict[str, Any], out: Path, seed: int) -> float:
-    """LiveCodeBench code generation (lcb_runner) on the local checkpoint, greedy, n=1."""
-    lcb = s["eval"]["livecodebench"]
-    _run([sys.executable, "-m", "lcb_runner.runner.main", "--model", s["model"]["model_id"],
-          "--local_model_path", str(ckpt), "--scenario", "codegeneration", "--evaluate",
-          "--n", "1", "--temperature", "0", "--max_tokens", str(lcb["max_tokens"]),
-          "--start_date", lcb["start_date"], "--end_date", lcb["end_date"],
-          "--seed", str(seed), "--output_dir", str(out)], "LiveCodeBench (lcb_runner)")
-    evals = sorted(out.rglob("*_eval.json"))
-    if not evals:
-        raise SystemExit(f"LiveCodeBench wrote no *_eval.json under {out}")
-    res = json.loads(evals[-1].read_text())
-    return float((res[0] if isinstance(res, list) else res)["pass@1"])
-
-
 # ----------------------------------------------------------------------------- CLI
 def evaluate(s: dict[str, Any], method: str, ratio: int, seed: int, model_dir: Path, data: Path,
              obs_path: Path | None, ref_path: Path | None, out: Path, scale: str) -> dict[str, Any]:
@@ -260,7 +198,9 @@ def evaluate(s: dict[str, Any], method: str, ratio: int, seed: int, model_dir: P
     metrics.update(gm)
     metrics["gen_score"] = float(np.mean([metrics[k] for k in ev["gen_score_of"]]))
     if ev["benchmarks"]:
-        bench = run_benchmarks(model, tok, s, out.parent / f".{out.stem}.work", seed)
+        key = {"method": method, "ratio": ratio, "seed": seed, "obs": file_digest(obs_path),
+               "model": meta}
+        bench = run_benchmarks(model, tok.tok, s, out.parent / f".{out.stem}.work", key)
         metrics.update(bench)
         metrics["code_avg"] = float(np.mean(list(bench.values())))
     res = {
