@@ -71,6 +71,13 @@ def test_tiny_dag_outputs(tiny_stackelberg):
     assert ("contextual", "Harris et al. (2024)") not in rows  # not defined there
     assert ("adversarial", "reduction + logdet-FTRL") in rows
     assert ("adversarial", "oracle (benchmark)") not in rows  # no type distribution to know
+    assert ("adversarial_oful", "reduction + logdet-FTRL") in rows
+    assert ("adversarial_oful", "Harris et al. (2024)") in rows
+    assert ("adversarial_oful", "oracle (benchmark)") not in rows
+    adv = json.loads((out / "runs/adversarial_oful/seed0.json").read_text())
+    assert adv["instance"]["p"] is None and adv["instance"]["type_adversary"]["against"] == "oful"
+    assert abs(sum(adv["adversary"]["type_frequencies"]) - 1.0) < 1e-9
+    assert adv["adversary"]["switches"] > 0
     tuned = pd.read_csv(out / "tables/tuned.csv")
     assert list(tuned["algorithm"]) == ["reduction + OFUL", "reduction + logdet-FTRL",
                                         "Harris et al. (2024)"]

@@ -57,10 +57,17 @@ class OFUL:
     def theta_hat(self) -> np.ndarray:
         return self.Vinv @ self.b
 
-    def act(self, t: int, z: np.ndarray, arms: Arms, rng: np.random.Generator) -> int:
-        F = arms.features
+    def choose(self, features: np.ndarray) -> np.ndarray:
+        """The arm OFUL plays now at each of several contexts, features (..., N, D) -> (...,),
+        without updating anything: `act` is this rule at one context. Vectorised for the
+        adversary that simulates OFUL (`environments.sequence_against_learner`)."""
+        F = features.reshape(-1, features.shape[-1])
         width = np.sqrt(np.maximum(np.einsum("nd,nd->n", F @ self.Vinv, F), 0.0))
-        return int(np.argmax(F @ self.theta_hat + self.beta() * width))
+        ucb = (F @ self.theta_hat + self.beta() * width).reshape(features.shape[:-1])
+        return np.argmax(ucb, axis=-1)
+
+    def act(self, t: int, z: np.ndarray, arms: Arms, rng: np.random.Generator) -> int:
+        return int(self.choose(arms.features))
 
     def update(self, t: int, z: np.ndarray, arms: Arms, i: int, obs: Observation) -> None:
         phi = arms.features[i]

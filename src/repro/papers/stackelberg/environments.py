@@ -90,6 +90,51 @@ def phase_sequence(rng: np.random.Generator, T: int, phases: list[list[float]], 
     return f
 
 
+@dataclass
+class AdversaryTrace:
+    """What the adversary's simulation of a learner did on its shadow draws."""
+
+    types: np.ndarray  # (T,) the type sequence f_1..f_T it fixed
+    plays: np.ndarray  # (T,) the simulated learner's arm at each shadow round
+    gains: np.ndarray  # (T,) its realised utility u(z'_t, x_t)_{f_t} there
+    eval_utility: np.ndarray  # (T, K) the learner's mean utility per type over the sample
+
+
+def sequence_against_learner(env: StackelbergEnv, learner: Any, shadow: Sequence,
+                             eval_z: np.ndarray, mix_draws: np.ndarray, mix: float
+                             ) -> AdversaryTrace:
+    """An oblivious adversary built against a learner (OFUL here): it simulates the learner on
+    its own *shadow* contexts (and noises), never the real ones, so the sequence is fixed before
+    play and independent of the real contexts and of the leader's real actions. Round t: read
+    the learner's current rule, without updating it (`learner.choose`), at the M fixed contexts
+    eval_z; average the leader's utility u(z, x(z))_k over them for every type k; f_t = the
+    type with the least average (lowest index on ties) -- the construction that gives
+    follow-the-leader-like learners linear regret. With probability `mix` (mix_draws[t, 0] <
+    mix) f_t is instead uniform (from mix_draws[t, 1]). Then the simulated learner plays shadow
+    round t against type f_t and updates. Fills shadow.f; needs context-free followers (fixed
+    arms)."""
+    if not env.fixed_arms:
+        raise ValueError("the adversary needs context-free followers (fixed arms)")
+    F_eval = np.stack([env.arms(z).features for z in eval_z])  # (M, N, K)
+    rows = np.arange(len(eval_z))
+    T = len(shadow.z)
+    types, plays = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
+    gains, eval_utility = np.empty(T), np.empty((T, env.K))
+    none = np.random.default_rng(0)  # the simulated learner is deterministic (OFUL)
+    for t in range(T):
+        eval_utility[t] = F_eval[rows, learner.choose(F_eval)].mean(axis=0)
+        f = int(np.argmin(eval_utility[t]))
+        if mix_draws[t, 0] < mix:
+            f = min(int(mix_draws[t, 1] * env.K), env.K - 1)
+        z = shadow.z[t]
+        arms = env.arms(z)
+        i = learner.act(t, z, arms, none)
+        learner.update(t, z, arms, i, env.observe(arms, i, z, f, float(shadow.noise[t])))
+        types[t], plays[t], gains[t] = f, i, arms.features[i, f]
+    shadow.f = types
+    return AdversaryTrace(types=types, plays=plays, gains=gains, eval_utility=eval_utility)
+
+
 def best_policy_in_hindsight(features: np.ndarray, types: np.ndarray) -> np.ndarray:
     """The best fixed policy against a type sequence when contexts are independent of it:
     sum_t E_z u(z, pi(z))_{f_t} = T E_z <p_hat, u(z, pi(z))> is linear in the empirical type
@@ -102,7 +147,9 @@ def best_policy_in_hindsight(features: np.ndarray, types: np.ndarray) -> np.ndar
 
 class StackelbergEnv:
     """A random game of the paper's shape; contexts i.i.d. uniform on [0, 1]^d, types i.i.d.
-    from p, or (with `type_sequence`) chosen by an oblivious adversary (`phase_sequence`).
+    from p, or chosen by an oblivious adversary: phases (`type_sequence`, `phase_sequence`)
+    or a sequence built against a learner (`type_adversary`, `sequence_against_learner`; the
+    run builds it and passes it to `draw_sequence`).
     With context-free followers (Harris et al.'s bandit setting) the extreme points are
     computed once; otherwise at every context."""
 
@@ -118,10 +165,14 @@ class StackelbergEnv:
         self.K, self.d, self.D = self.game.K, self.game.d, self.game.K
         self.n_outcomes = self.game.n
         self.adversary: dict[str, Any] | None = spec.get("type_sequence")
+        self.type_adversary: dict[str, Any] | None = spec.get("type_adversary")
         if self.adversary and any(len(q) != self.K for q in self.adversary["phases"]):
             raise ValueError(f"type_sequence.phases: every phase needs {self.K} probabilities")
+        if self.adversary and self.type_adversary:
+            raise ValueError("type_sequence and type_adversary: give one adversary, not both")
         # no fixed type distribution under an adversary: theta* (and the oracle) undefined
-        self.theta: np.ndarray | None = None if self.adversary else self.p.copy()
+        adversarial = bool(self.adversary or self.type_adversary)
+        self.theta: np.ndarray | None = None if adversarial else self.p.copy()
         self.R, self.S = 0.5, 1.0  # rewards in [0, 1]: 1/2-sub-Gaussian noise; ||p||_2 <= 1
         self.fixed_arms = not self.game.follower_context
         if self.fixed_arms:
@@ -129,9 +180,17 @@ class StackelbergEnv:
             # u(z, x_i)_k = <z, sum_a x_ia leader[a, sigma_ik]>: precompute (N, K, d)
             self._B = np.einsum("na,ankd->nkd", self.E.x, self.game.leader[:, self.E.profile])
 
-    def draw_sequence(self, rng: np.random.Generator, T: int) -> Sequence:
+    def draw_sequence(self, rng: np.random.Generator, T: int,
+                      types: np.ndarray | None = None) -> Sequence:
+        """T contexts from rng, and the types: `types` when given (a sequence built against a
+        learner, or a placeholder for its shadow draws), else the phases or i.i.d. from p."""
         z = rng.random((T, self.d))
-        if self.adversary:
+        if types is not None:
+            f = np.asarray(types, dtype=np.int64)[:T].copy()
+        elif self.type_adversary:
+            raise ValueError("type_adversary: the type sequence is built by the run "
+                             "(sequence_against_learner) and passed as `types`")
+        elif self.adversary:
             a = self.adversary
             f = phase_sequence(rng, T, a["phases"], int(a["first_phase"]), float(a["growth"]))
         else:
@@ -174,10 +233,12 @@ class StackelbergEnv:
         return p_hat
 
     def info(self) -> dict[str, Any]:
-        out = {"p": None if self.adversary else self.p, "D": self.D,
+        out = {"p": None if self.theta is None else self.p, "D": self.D,
                "follower_context": self.game.follower_context}
         if self.adversary:
             out["type_sequence"] = self.adversary
+        if self.type_adversary:
+            out["type_adversary"] = self.type_adversary
         if self.fixed_arms:
             out.update(n_arms=len(self.E), n_regions=int(len(np.unique(self.E.profile, axis=0))))
         return out

@@ -8,6 +8,7 @@ tuned main seed from `run.py`).
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,23 @@ def env_label(name: str, spec: dict[str, Any]) -> str:
         return (f"{name}: second-price auction, {spec['follower_types']} competing-bid levels, "
                 f"d = {spec['context_dim']}")
     ctx = "context-dependent" if spec["follower_context"] else "context-free"
-    seq = spec.get("type_sequence")
-    types = (f"adversarial types (phases x{seq['growth']:g} from {seq['first_phase']})"
-             if seq else "i.i.d. types")
+    seq, adv = spec.get("type_sequence"), spec.get("type_adversary")
+    if seq:
+        types = f"adversarial types (phases x{seq['growth']:g} from {seq['first_phase']})"
+    elif adv:
+        types = (f"types built against {adv['against'].upper()} (oblivious; "
+                 f"{adv['eval_contexts']} shadow contexts)")
+    else:
+        types = "i.i.d. types"
     return (f"{name}: {spec['follower_types']} follower types, {spec['leader_actions']}x"
             f"{spec['follower_actions']} actions, d = {spec['context_dim']}, {ctx} followers, "
             f"{types}")
+
+
+def _title(label: str, width: int = 80) -> str:
+    """A panel title wrapped to the panel's width (the labels are long; panels sit side by
+    side)."""
+    return textwrap.fill(label, width)
 
 
 def run_records(run: dict[str, Any], fit_from: int) -> list[dict[str, Any]]:
@@ -179,7 +191,7 @@ def plot_curves(runs_by: dict[str, list[dict[str, Any]]], labels: dict[str, str]
             ax.plot(t_ref, end * (t_ref / t_end) ** slope, ls=ls, lw=1, color="k",
                     label=f"slope {slope:.2g} through {LABELS[through]}")
         ax.set(xscale="log", yscale="log", xlabel="round t", ylabel="cumulative regret",
-               title=f"{labels[env]}\n({len(runs)} seeds)")
+               title=f"{_title(labels[env])}\n({len(runs)} seeds)")
         ax.title.set_fontsize(8)
         ax.legend(fontsize=6.5, loc="upper left")
     save_figure(fig, path)
@@ -202,7 +214,7 @@ def plot_regret_vs_T(records: list[dict[str, Any]], runs_by: dict[str, list[dict
             ax.plot(Ts, R, "o-", color=COLORS[alg], label=f"{LABELS[alg]}: slope {slope:.2f}")
         ax.axvline(fit_from, color="k", lw=0.5, ls=":")
         ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="R(T) (mean over seeds)",
-               title=labels[env])
+               title=_title(labels[env], 70))
         ax.title.set_fontsize(8)
         ax.legend(fontsize=7)
     save_figure(fig, path)
@@ -271,7 +283,8 @@ def main(argv: list[str] | None = None) -> None:
         for env, rs in runs_by.items())
     write_table(regret_table(records, runs_by, horizons, reported), out / "tables", "regret",
                 "Cumulative pseudo-regret R(T) against the optimal contextual policy knowing the "
-                "type distribution (mean ± sd over seeds; one sequence of contexts and followers "
+                "type distribution (adversarial types: against the best fixed policy in "
+                "hindsight) (mean ± sd over seeds; one sequence of contexts and followers "
                 "per seed, shared by every algorithm). Slope: least squares of log R(T) on "
                 f"log T over T >= {fit_from}, per seed. Exponent (paper): the rate it proves "
                 f"(O~(T^1/2); previous best O~(T^2/3)). Arms (extreme points): {arms}.")

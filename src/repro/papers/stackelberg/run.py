@@ -29,6 +29,13 @@ rounds, pi*_T(z) = argmax_x <p_hat_T, u(z, x)> with p_hat_T the realised type fr
 whose expectation over the contexts is the pseudo-regret against that policy (z_t is
 independent of the leader's policy at t and of pi*_T). It can be negative on a seed.
 
+An adversary built against OFUL (`type_adversary`, environment `adversarial_oful`) is also
+oblivious: before play it simulates the main run's OFUL (same class and constants) on its own
+shadow draws (contexts from the SHADOW stream, its evaluation sample and mixing draws from the
+ADVERSARY stream), choosing each f_t as the type that is worst on average for OFUL's current
+rule (`environments.sequence_against_learner`); the real contexts (SEQUENCE stream) never enter
+it, so the benchmark above is unchanged. Every algorithm then plays the real draws against it.
+
 The ablation (`--ablation tune|eval`): the same runs on the ablation's environment with every
 algorithm's exploration constant times a multiplier c (OFUL's radius times c, Harris et al.'s
 exploration length times c, with and without its log factor, logdet-FTRL's step size divided
@@ -58,11 +65,18 @@ from repro.papers.stackelberg.algorithms import (
     LogDetFTRL,
     Oracle,
 )
-from repro.papers.stackelberg.environments import make_env
+from repro.papers.stackelberg.environments import (
+    AdversaryTrace,
+    Sequence,
+    make_env,
+    sequence_against_learner,
+)
 
 ALGORITHMS = ("oful", "logdet_ftrl", "harris_etc", "full_info", "random", "oracle")
-# random streams of a job: instance, sequence, random play, logdet-FTRL's sampling and reservoir
-INSTANCE, SEQUENCE, RANDOM_PLAY, FTRL_SAMPLING, FTRL_RESERVOIR = range(5)
+# random streams of a job: instance, sequence, random play, logdet-FTRL's sampling and
+# reservoir, and the adversary's own: shadow contexts (and noises), evaluation sample and mixing
+(INSTANCE, SEQUENCE, RANDOM_PLAY, FTRL_SAMPLING, FTRL_RESERVOIR, SHADOW,
+ ADVERSARY) = range(7)
 
 
 def rng_for(seed: int, env_name: str, stream: int) -> np.random.Generator:
@@ -78,6 +92,32 @@ def checkpoints(horizons: list[int], n: int) -> list[int]:
     return sorted({int(p) for p in pts} | {int(h) for h in horizons})
 
 
+def make_oful(s: dict[str, Any], env: Any) -> OFUL:
+    """The main run's OFUL (the theory's constants from `s["oful"]`); the adversary built
+    against OFUL simulates exactly this one."""
+    return OFUL(env.D, env.R, env.S, **s["oful"])
+
+
+def adversary_sequence(s: dict[str, Any], env: Any, env_name: str, seed: int, T: int
+                       ) -> tuple[Sequence, AdversaryTrace]:
+    """The type sequence of an adversary built against OFUL, fixed before play from the
+    adversary's own streams only (never the SEQUENCE stream of the real contexts): shadow
+    draws as the environment draws real ones, M evaluation contexts from the same
+    distribution, and per round a (coin, type) pair for the optional uniform mixing. Every
+    draw is made row by row, so the first T' < T types do not depend on T."""
+    a = env.type_adversary
+    if a["against"] != "oful":
+        raise ValueError(f"type_adversary.against {a['against']!r}: allowed is oful")
+    placeholder = np.zeros(T, dtype=np.int64)
+    shadow = env.draw_sequence(rng_for(seed, env_name, SHADOW), T, types=placeholder)
+    rng = rng_for(seed, env_name, ADVERSARY)
+    eval_z = rng.random((int(a["eval_contexts"]), env.d))
+    mix_draws = rng.random((T, 2))
+    trace = sequence_against_learner(env, make_oful(s, env), shadow, eval_z, mix_draws,
+                                     float(a.get("mix", 0.0)))
+    return shadow, trace
+
+
 def make_learners(s: dict[str, Any], env: Any, env_name: str, seed: int
                   ) -> dict[str, tuple[Any, int, np.random.Generator]]:
     """name -> (learner, horizon, rng); explore-then-commit once per horizon (`harris_etc@T`)."""
@@ -86,7 +126,7 @@ def make_learners(s: dict[str, Any], env: Any, env_name: str, seed: int
     none = np.random.default_rng(0)  # deterministic learners never draw from it
     out: dict[str, tuple[Any, int, np.random.Generator]] = {}
     if "oful" in algos:
-        out["oful"] = (OFUL(env.D, env.R, env.S, **s["oful"]), T_max, none)
+        out["oful"] = (make_oful(s, env), T_max, none)
     if "logdet_ftrl" in algos:
         ftrl = LogDetFTRL(env.D, rng_for(seed, env_name, FTRL_RESERVOIR),
                           reward_range=2.0 * env.R, **s["logdet_ftrl"])
@@ -114,7 +154,24 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
     env = make_env(spec, rng_for(seed, env_name, INSTANCE))
     horizons = sorted(int(h) for h in s["horizons"])
     T_max = horizons[-1]
-    seq = env.draw_sequence(rng_for(seed, env_name, SEQUENCE), T_max)
+    extra: dict[str, Any] = {}
+    adversary_seconds = 0.0
+    if getattr(env, "type_adversary", None):  # fixed before play, from its own streams
+        c0 = time.perf_counter()
+        shadow, trace = adversary_sequence(s, env, env_name, seed, T_max)
+        seq = env.draw_sequence(rng_for(seed, env_name, SEQUENCE), T_max, types=trace.types)
+        shadow_bench = env.hindsight(shadow, horizons)
+        gains = np.cumsum(trace.gains)
+        # the simulated OFUL's regret on its own shadow draws (against the hindsight policy
+        # there): how hard the sequence hits the learner it was built against
+        extra["adversary"] = {
+            "type_frequencies": (np.bincount(trace.types, minlength=env.K) / T_max).tolist(),
+            "switches": int(np.count_nonzero(np.diff(trace.types))),
+            "shadow_oful_regret": {str(T): shadow_bench[T] - float(gains[T - 1])
+                                   for T in horizons}}
+        adversary_seconds = time.perf_counter() - c0
+    else:
+        seq = env.draw_sequence(rng_for(seed, env_name, SEQUENCE), T_max)
     learners = make_learners(s, env, env_name, seed)
     play_random = "random" in spec["algorithms"]
     rng_random = rng_for(seed, env_name, RANDOM_PLAY)
@@ -187,7 +244,8 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
                                 "p_hat": e.p_hat} for T, e in etc.items()},
         "instance": env.info(), "arms_per_round": {"min": min(n_arms), "max": max(n_arms),
                                                    "mean": float(np.mean(n_arms))},
-    }, seconds
+        **extra,
+    }, {**seconds, "adversary": adversary_seconds}
 
 
 ABLATED = ("oful", "logdet_ftrl", "harris_etc")
