@@ -125,11 +125,3 @@ def test_workflow_is_lint_clean(tmp_path):
     root = copy_repo(tmp_path / "repo")
     proc = snakemake(root, "--lint")
     assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
-
-
-def test_all_writes_the_summary(tiny_rove, tmp_path):
-    root = copy_finished(tiny_rove, tmp_path / "all")
-    snakemake(root, "all", "--cores", "1")
-    text = (root / "results/tiny/summary.md").read_text()
-    claims = json.loads((root / "results/tiny/rove/claims.json").read_text())
-    assert text.count("| rove |") == len(claims)
