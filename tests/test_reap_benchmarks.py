@@ -130,5 +130,7 @@ def test_full_settings_carry_the_benchmark_settings_and_the_schema_asks_for_them
     bad = {k: v for k, v in ev.items() if k != "livecodebench"}
     with pytest.raises(jsonschema.ValidationError, match="livecodebench"):
         jsonschema.validate(bad, schema)
-    jsonschema.validate({**ev, "benchmarks": []} | {"livecodebench": ev["livecodebench"]}, schema)
+    plain = {k: v for k, v in ev.items() if k not in ("bench_batch_size", "evalplus",
+                                                        "livecodebench")}
+    jsonschema.validate({**plain, "benchmarks": []}, schema)  # needed only where asked for
     assert json.loads(json.dumps(ev)) == ev

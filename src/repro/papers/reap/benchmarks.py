@@ -115,7 +115,7 @@ def resumable_completions(prompts: dict[str, Messages], path: Path,
     return {i: done[i] for i in prompts}
 
 
-def _run(cmd: list[str], what: str, cwd: Path | None = None) -> str:
+def _run(cmd: list[str], what: str, cwd: Path | None = None) -> None:
     log.info("running %s: %s", what, " ".join(cmd))
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd)
@@ -123,7 +123,6 @@ def _run(cmd: list[str], what: str, cwd: Path | None = None) -> str:
         raise SystemExit(f"{what} is not installed: see src/repro/papers/reap/README.md") from None
     if proc.returncode != 0:
         raise SystemExit(f"{what} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
-    return proc.stdout + proc.stderr
 
 
 # ----------------------------------------------------------------------------- EvalPlus
