@@ -41,6 +41,25 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
     return float(s.mean()), float(s.std(ddof=1)) if len(s) > 1 else 0.0
 
 
+PM = "mean ± sd"  # what every `pm` string means; captions and headers say it with this
+
+
+def pm(values: Sequence[float | None], digits: int = 3, style: str = "f") -> str:
+    """'mean ± sd' (sample sd, ddof=1) of the finite values: the one spread every table uses.
+
+    One value has no spread, so it reads 'm (n=1)' rather than a misleading '± 0'; none
+    reads '-'. `style` is the format type of both numbers: 'f' (fixed) or 'g' (significant).
+    """
+    vals = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if not vals:
+        return "-"
+    m, s = mean_sd(vals)
+    if len(vals) == 1:
+        return f"{m:.{digits}{style}} (n=1)"
+    sd_digits = digits if style == "f" else 2
+    return f"{m:.{digits}{style}} ± {s:.{sd_digits}{style}}"
+
+
 def paper_value(
     reported: Sequence[Mapping[str, Any]], method: str, metric: str, setting: str | None = None
 ) -> float | None:
