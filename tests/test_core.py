@@ -93,3 +93,28 @@ def test_json_roundtrip_of_records(tmp_path):
     recs = [{"method": "rover", "metric": "pass@1", "seed": 0, "value": 0.25}]
     write_json(tmp_path / "r.json", recs)
     assert json.loads((tmp_path / "r.json").read_text()) == recs
+
+
+def test_typed_settings_build_nested_dataclasses_and_reject_unknown_keys():
+    from dataclasses import dataclass, field
+
+    import pytest
+    from repro.core.config import typed
+
+    @dataclass
+    class Inner:
+        lr: float = 0.1
+        steps: int = 10
+
+    @dataclass
+    class Outer:
+        name: str
+        inner: Inner = field(default_factory=Inner)
+        extra: dict = field(default_factory=dict)
+
+    cfg = typed(Outer, {"name": "a", "inner": {"lr": 0.5}, "extra": {"k": 1}})
+    assert cfg == Outer("a", Inner(0.5, 10), {"k": 1})
+    with pytest.raises(ValueError, match=r"toy\.inner: unknown key\(s\) lrr"):
+        typed(Outer, {"name": "a", "inner": {"lrr": 0.5}}, "toy")
+    with pytest.raises(ValueError, match="missing key name"):
+        typed(Outer, {})

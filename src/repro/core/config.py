@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
+import typing
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 SCALES = ("tiny", "small", "full")
+T = TypeVar("T")
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -50,3 +54,42 @@ def job_parser(description: str, log: bool = False) -> argparse.ArgumentParser:
     if log:
         ap.add_argument("--log", type=Path, default=None, help="optional log file")
     return ap
+
+
+def typed(cls: type[T], settings: Mapping[str, Any], where: str = "settings") -> T:
+    """A settings dataclass (nested dataclasses too) from a YAML mapping, at a job's entry point.
+
+    Unknown keys and missing required fields fail with one line naming the dotted key, so a
+    job's method code reads typed fields (`cfg.rl.lr`) instead of passing dictionaries around.
+    Fields typed `dict[...]` / `list[...]` / `Any` keep the YAML value as it is.
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(settings) - set(names))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} "
+                         f"(allowed: {', '.join(sorted(names))})")
+    kwargs: dict[str, Any] = {}
+    for name, f in names.items():
+        if name not in settings:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{where}: missing key {name}")
+            continue
+        value, hint = settings[name], hints.get(name)
+        sub = _dataclass_of(hint)
+        if sub is not None and isinstance(value, Mapping):
+            value = typed(sub, value, f"{where}.{name}")
+        kwargs[name] = value
+    return cls(**kwargs)
+
+
+def _dataclass_of(hint: Any) -> type | None:
+    """The dataclass in a hint (`Sub` or `Sub | None`), if there is one."""
+    if dataclasses.is_dataclass(hint):
+        return hint
+    for arg in typing.get_args(hint):
+        if dataclasses.is_dataclass(arg):
+            return arg
+    return None
