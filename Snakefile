@@ -12,34 +12,51 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/rove.smk"
-include: "workflow/rules/nft.smk"
-include: "workflow/rules/relval.smk"
-include: "workflow/rules/reap.smk"
-include: "workflow/rules/hadamard_dp.smk"
-include: "workflow/rules/tstudent.smk"
-include: "workflow/rules/vaecf.smk"
-include: "workflow/rules/stackelberg.smk"
 
 
-localrules: all, summary
+# Each registered paper is its own Snakemake module (workflow/rules/<id>.smk): its globals and
+# wildcard constraints are its own, its rules have plain names (`train`), and here they become
+# `<id>_train`. `paper_<id>` is the paper's target: everything its report makes.
+for pid in PAPERS:
+    prefix = f"{pid}_"
+
+    module:
+        name:
+            pid
+        snakefile:
+            f"workflow/rules/{pid}.smk"
+        config:
+            module_config(config, pid)
+
+    use rule * from pid as prefix*
+
+    rule:
+        name:
+            f"paper_{pid}"
+        localrule: True
+        input:
+            getattr(rules, f"{pid}_report").output,
+        message:
+            f"{pid} reproduced at scale {SCALE}"
 
 
 rule all:
+    default_target: True
+    localrule: True
     input:
         summary=f"{RESULTS}/summary.md",
-    default_target: True
 
 
 rule summary:
+    localrule: True
     input:
-        claims=[PAPERS[p]["claims"] for p in sorted(PAPERS)],
+        claims=[getattr(rules, f"{p}_report").output.claims_json for p in PAPERS],
         code=core("summary", "io", "claims"),
     output:
         summary=report(f"{RESULTS}/summary.md", category="Summary"),
     params:
         scale=SCALE,
-        papers=sorted(PAPERS),
+        papers=PAPERS,
     conda:
         "environment.yml"
     log:

@@ -1,6 +1,7 @@
 """`python -m repro <command>`: artifact sharing around the Snakemake workflow.
 
     python -m repro dvc-yaml              # regenerate dvc.yaml from the workflow
+    python -m repro plan paper_rove --config scale=tiny [--forceall] [--json]
     python -m repro push rove --scale small
     python -m repro restore rove --scale small
 """
@@ -20,6 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("dvc-yaml", help="write dvc.yaml generated from the Snakemake workflow")
     g.add_argument("--check", action="store_true", help="fail if dvc.yaml is out of date")
+    pl = sub.add_parser("plan", help="the jobs Snakemake would run now (rule counts, or JSON)")
+    pl.add_argument("target", nargs="?", default=None)
+    pl.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE")
+    pl.add_argument("--forceall", action="store_true", help="every job, as if nothing existed")
+    pl.add_argument("--json", action="store_true",
+                    help="one JSON object per job: rule, paper, phase, inputs, outputs, resources")
     for name, what in (("push", "push a paper's artifacts and the run cache to the remote"),
                        ("restore", "pull a paper's artifacts; make Snakemake accept them")):
         p = sub.add_parser(name, help=what)
@@ -41,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
                     return 1
                 return 0
             write_text(repo / "dvc.yaml", text)
+        elif a.cmd == "plan":
+            return _plan(repo, a)
         elif a.cmd == "push":
             names = artifacts.push(repo, a.paper, a.scale, a.remote)
             print(f"pushed {', '.join(names)}; now commit dvc.lock "
@@ -52,6 +61,29 @@ def main(argv: list[str] | None = None) -> int:
     except artifacts.ArtifactError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _plan(repo: Path, a: argparse.Namespace) -> int:
+    import json
+
+    from repro import dag
+
+    bad = [kv for kv in a.config if "=" not in kv]
+    if bad:
+        print(f"error: --config takes KEY=VALUE, got {bad[0]!r}", file=sys.stderr)
+        return 2
+    try:
+        jobs = dag.plan(repo, a.target, dict(kv.split("=", 1) for kv in a.config), a.forceall)
+    except dag.PlanError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if a.json:
+        for j in jobs:
+            print(json.dumps(j.to_dict()))
+    else:
+        for rule, n in sorted(dag.counts(jobs).items()):
+            print(f"{rule}\t{n}")
     return 0
 
 

@@ -23,43 +23,35 @@ from pathlib import Path
 import yaml
 
 from repro.core.config import SCALES
-
-PHASES = ("fetch", "train", "evaluate", "report")
-
+from repro.core.workflow import PHASES, registered_papers
 
 class ArtifactError(RuntimeError):
     """One line telling the user what went wrong and what to do."""
-
-
-def phase_of(rule: str, phases: dict[str, dict[str, list[str]]]) -> tuple[str, str] | None:
-    for pid, by_phase in phases.items():
-        for phase, rules in by_phase.items():
-            if rule in rules:
-                return pid, phase
-    return None
 
 
 def stage_name(pid: str, phase: str, scale: str) -> str:
     return f"{pid}_{phase}_{scale}"
 
 
-def _phases(repo: Path) -> dict[str, dict[str, list[str]]]:
-    return yaml.safe_load((repo / "workflow" / "phases.yaml").read_text())
-
-
 def build_stages(repo: str | Path, scales: Iterable[str] = SCALES) -> dict[str, dict]:
-    """dvc.yaml stages from Snakemake's own plan of `all` at each scale."""
+    """dvc.yaml stages from Snakemake's own plan of `all` at each scale; each rule's phase is
+    the one its paper module declares (a rule without one is an error, not a silent drop)."""
     from repro.dag import plan_jobs
 
     repo = Path(repo)
-    phases = _phases(repo)
     stages: dict[str, dict] = {}
     for scale in scales:
-        jobs = plan_jobs(repo, "all", {"scale": scale})
-        for pid, by_phase in phases.items():
+        jobs = [j for j in plan_jobs(repo, "all", {"scale": scale}) if j.outputs]
+        orphans = sorted({j.rule for j in jobs if j.phase is None} - {"summary"})
+        if orphans:
+            raise ArtifactError(f"rules without a phase (declare them with P.phases in their "
+                                f"paper's rule file): {', '.join(orphans)}")
+        for pid in registered_papers(repo):
             for phase in PHASES:
-                rules = by_phase[phase]
-                mine = [j for j in jobs if j.rule in rules]
+                mine = [j for j in jobs if j.phase == phase and j.paper == pid]
+                rules = sorted({j.rule for j in mine})
+                if not rules:
+                    continue  # e.g. no fetch for a paper whose data are simulators
                 outs = sorted({o for j in mine for o in j.outputs})
                 deps = sorted({i for j in mine for i in j.inputs} - set(outs))
                 until = "" if phase == "report" else " --until " + " ".join(rules)
@@ -90,12 +82,12 @@ def _dvc(args: list[str], repo: Path, check: bool = True) -> subprocess.Complete
 
 
 def paper_stages(repo: Path, pid: str, scale: str) -> list[str]:
+    """The paper's DVC stages at `scale`, in phase order (phases without jobs have none)."""
     stages = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]
-    names = [stage_name(pid, ph, scale) for ph in PHASES]
-    missing = [n for n in names if n not in stages]
-    if missing:
+    names = [stage_name(pid, ph, scale) for ph in PHASES if stage_name(pid, ph, scale) in stages]
+    if stage_name(pid, "report", scale) not in names:
         raise ArtifactError(
-            f"no DVC stages {missing} in dvc.yaml: is '{pid}' a registered paper? "
+            f"no DVC stages of '{pid}' at scale {scale} in dvc.yaml: is it a registered paper? "
             "Regenerate with `python -m repro dvc-yaml`."
         )
     return names

@@ -1,4 +1,4 @@
-# Shared setup: config validation (before any job runs), scale resolution, path helpers.
+# Shared setup: config validation (before any job runs), the registry of papers, the GPU pool.
 # Only yaml and jsonschema are imported here: `snakemake -n` must stay cheap.
 import sys
 from pathlib import Path
@@ -6,7 +6,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from repro.core.gpus import register_gpu_pool  # noqa: E402
-from repro.core.workflow import check_config, core, paper_settings, setup_job_env, slug, src  # noqa: E402
+from repro.core.workflow import check_config, core, module_config, registered_papers  # noqa: E402
+from repro.core.workflow import setup_job_env  # noqa: E402
 
 check_config(config)
 setup_job_env(workflow.basedir)
@@ -14,9 +15,6 @@ setup_job_env(workflow.basedir)
 SCALE = config["scale"]
 RESULTS = f"{config['results_dir']}/{SCALE}"
 LOGS = f"{config['logs_dir']}/{SCALE}"
-DATA = config["data_dir"]
-MIRROR = config["data_mirror"]
-ENV = "../../environment.yml"  # conda env for --use-conda, relative to workflow/rules/
 
 # Local GPU pool: at most N `gpu=1` jobs at once on a workstation with N GPUs (override with
 # --resources gpu=K). Rules that may use a GPU run their command through
@@ -24,8 +22,5 @@ ENV = "../../environment.yml"  # conda env for --use-conda, relative to workflow
 # CUDA_VISIBLE_DEVICES; it is not a rule input, as it never changes what a job computes.
 GPUS = register_gpu_pool(workflow)
 
-# Registry of papers: id -> {"claims": path of its claims.json}; `all` and `summary` read it.
-PAPERS = {}
-
-# The core modules every job imports.
-CORE_JOB = core("config", "io", "seeding", "progress")
+# The registry: every paper with a config/papers/<id>.yaml (and its rule file and schema).
+PAPERS = registered_papers(workflow.basedir)

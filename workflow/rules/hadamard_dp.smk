@@ -2,35 +2,42 @@
 # affine-invariant, log-Euclidean and log-Cholesky metrics. EW Gaussian / EW Laplace vs the
 # MCMC Riemannian Laplace on private Fréchet means; one grid job per metric x m (d = m(m+1)/2).
 # fetch (image covariance descriptors) -> grid cells, real data, footpoint ablation, privacy
-# check -> report.
+# check -> report. CPU only at every scale: at full a grid cell is 100 reps x 20 budgets =
+# 2,000 MCMC chains of 10,000 steps (vectorised, ~5-15 min), the real-data job 4 x 2,000.
+from repro.core.workflow import core, paper
 
-localrules: hadamard_dp_fetch, hadamard_dp_report, paper_hadamard_dp  # never via SLURM
-
-HDP_CFG, HDP = paper_settings("hadamard_dp", SCALE)
-HDP_OUT = f"{RESULTS}/hadamard_dp"
-HDP_DATA = f"{DATA}/hadamard_dp/{SCALE}"
-HDP_LOGS = f"{LOGS}/hadamard_dp"
-HDP_METRICS = HDP["metrics"]
-HDP_MS = [str(m) for m in HDP["synthetic"]["ms"]]
+P = paper(config)
+S = P.settings
+METRICS = S["metrics"]
+MS = [str(m) for m in S["synthetic"]["ms"]]
 # The modules every release job imports (their edits rerun exactly the jobs that run them).
-HDP_CORE = [*src("hadamard_dp", "geometry", "mechanisms", "frechet", "experiment"), *CORE_JOB]
+CODE = [*P.src("geometry", "mechanisms", "frechet", "experiment"), *P.job]
+P.phases(
+    {
+        "fetch": ["fetch"],
+        "train": ["grid", "footpoint", "realdata"],
+        "evaluate": ["privacy"],
+        "report": ["report"],
+    }
+)
 
 
-rule hadamard_dp_fetch:
+rule fetch:
+    localrule: True
     input:
-        code=[*src("hadamard_dp", "data"), *CORE_JOB],
-        config=HDP_CFG,
+        code=[*P.src("data"), *P.job],
+        config=P.config,
     output:
-        descriptors=f"{HDP_DATA}/descriptors.npz",
-        source=f"{HDP_DATA}/source.json",
+        descriptors=f"{P.data}/descriptors.npz",
+        source=f"{P.data}/source.json",
     params:
-        scale=SCALE,
-        mirror=MIRROR,
-        source=HDP["real"]["source"],
+        scale=P.scale,
+        mirror=P.mirror,
+        source=S["real"]["source"],
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/fetch.log",
+        f"{P.logs}/fetch.log",
     message:
         "Hadamard DP: covariance descriptors of {params.source} images (scale {params.scale})"
     shell:
@@ -38,43 +45,51 @@ rule hadamard_dp_fetch:
         " --scale {params.scale} --mirror {params.mirror} --out {output.descriptors} 2> {log}"
 
 
-rule hadamard_dp_grid:
+rule grid:
     input:
-        code=HDP_CORE,
-        config=HDP_CFG,
+        code=CODE,
+        config=P.config,
     output:
-        cell=f"{HDP_OUT}/grid/{{hmetric}}_m{{m}}.json",
+        cell=f"{P.out}/grid/{{metric}}_m{{m}}.json",
     wildcard_constraints:
-        hmetric="|".join(HDP_METRICS),
-        m="|".join(HDP_MS),
+        metric="|".join(METRICS),
+        m="|".join(MS),
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=60,
+        mem_mb=4000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/grid_{{hmetric}}_m{{m}}.log",
+        f"{P.logs}/grid_{{metric}}_m{{m}}.log",
     message:
-        "Hadamard DP: EWG / EWL / MCMC RL on {wildcards.hmetric}, m={wildcards.m}, every budget"
+        "Hadamard DP: EWG / EWL / MCMC RL on {wildcards.metric}, m={wildcards.m}, every budget"
     shell:
         "python -m repro.papers.hadamard_dp.experiment --config {input.config}"
-        " --scale {params.scale} --metric {wildcards.hmetric} --m {wildcards.m}"
+        " --scale {params.scale} --metric {wildcards.metric} --m {wildcards.m}"
         " --out {output.cell} 2> {log}"
 
 
-rule hadamard_dp_realdata:
+rule realdata:
     input:
-        code=[*src("hadamard_dp", "realdata"), *HDP_CORE],
-        config=HDP_CFG,
-        descriptors=rules.hadamard_dp_fetch.output.descriptors,
-        source=rules.hadamard_dp_fetch.output.source,
+        code=[*P.src("realdata"), *CODE],
+        config=P.config,
+        descriptors=rules.fetch.output.descriptors,
+        source=rules.fetch.output.source,
     output:
-        result=f"{HDP_OUT}/realdata.json",
+        result=f"{P.out}/realdata.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=120,
+        mem_mb=8000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/realdata.log",
+        f"{P.logs}/realdata.log",
     message:
         "Hadamard DP: private class means of the image covariance descriptors"
     shell:
@@ -82,18 +97,22 @@ rule hadamard_dp_realdata:
         " --scale {params.scale} --data {input.descriptors} --out {output.result} 2> {log}"
 
 
-rule hadamard_dp_footpoint:
+rule footpoint:
     input:
-        code=[*src("hadamard_dp", "footpoint"), *HDP_CORE],
-        config=HDP_CFG,
+        code=[*P.src("footpoint"), *CODE],
+        config=P.config,
     output:
-        result=f"{HDP_OUT}/footpoint.json",
+        result=f"{P.out}/footpoint.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=30,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/footpoint.log",
+        f"{P.logs}/footpoint.log",
     message:
         "Hadamard DP: footpoint ablation (data moved away from the footpoint)"
     shell:
@@ -101,18 +120,22 @@ rule hadamard_dp_footpoint:
         " --scale {params.scale} --out {output.result} 2> {log}"
 
 
-rule hadamard_dp_privacy:
+rule privacy:
     input:
-        code=[*src("hadamard_dp", "privacy_check"), *HDP_CORE],
-        config=HDP_CFG,
+        code=[*P.src("privacy_check"), *CODE],
+        config=P.config,
     output:
-        result=f"{HDP_OUT}/privacy.json",
+        result=f"{P.out}/privacy.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=30,
+        mem_mb=4000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/privacy.log",
+        f"{P.logs}/privacy.log",
     message:
         "Hadamard DP: empirical privacy check on neighbouring data sets, with controls"
     shell:
@@ -120,54 +143,53 @@ rule hadamard_dp_privacy:
         " --scale {params.scale} --out {output.result} 2> {log}"
 
 
-HDP_GRID = expand(f"{HDP_OUT}/grid/{{hmetric}}_m{{m}}.json", hmetric=HDP_METRICS, m=HDP_MS)
-HDP_TABLES = [
-    f"{HDP_OUT}/tables/{t}.{ext}"
-    for t in ("utility_summary", "utility", "runtime", "realdata", "footpoint", "privacy",
-              "calibration_gaussian", "calibration_gdp_laplace", "paper_reported")
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
+    for t in (
+        "utility_summary",
+        "utility",
+        "runtime",
+        "realdata",
+        "footpoint",
+        "privacy",
+        "calibration_gaussian",
+        "calibration_gdp_laplace",
+        "paper_reported",
+    )
     for ext in ("csv", "md")
 ]
-HDP_FIGURES = [
-    *[f"{HDP_OUT}/figures/utility_{metric}.png" for metric in HDP_METRICS],
-    f"{HDP_OUT}/figures/realdata.png",
-    f"{HDP_OUT}/figures/privacy.png",
+FIGURES = [
+    *[f"{P.out}/figures/utility_{metric}.png" for metric in METRICS],
+    f"{P.out}/figures/realdata.png",
+    f"{P.out}/figures/privacy.png",
 ]
 
 
-rule hadamard_dp_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("hadamard_dp", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=HDP_CFG,
-        grid=HDP_GRID,
-        realdata=rules.hadamard_dp_realdata.output.result,
-        footpoint=rules.hadamard_dp_footpoint.output.result,
-        privacy=rules.hadamard_dp_privacy.output.result,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        grid=expand(rules.grid.output.cell, metric=METRICS, m=MS),
+        realdata=rules.realdata.output.result,
+        footpoint=rules.footpoint.output.result,
+        privacy=rules.privacy.output.result,
     output:
-        tables=[report(t, category="Hadamard DP", subcategory="tables") for t in HDP_TABLES],
-        figures=[report(f, category="Hadamard DP", subcategory="figures") for f in HDP_FIGURES],
-        claims=report(f"{HDP_OUT}/claims.md", category="Hadamard DP", subcategory="claims"),
-        claims_json=f"{HDP_OUT}/claims.json",
-        records=f"{HDP_OUT}/records.json",
+        tables=[report(t, category="Hadamard DP", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="Hadamard DP", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="Hadamard DP", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
     conda:
-        ENV
+        P.env
     log:
-        f"{HDP_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "Hadamard DP: utility / runtime tables, figures and the claims ledger"
     shell:
         "python -m repro.papers.hadamard_dp.report --config {input.config} --scale {params.scale}"
         " --grid {input.grid} --realdata {input.realdata} --footpoint {input.footpoint}"
         " --privacy {input.privacy} --out {params.out} 2> {log}"
-
-
-rule paper_hadamard_dp:
-    input:
-        rules.hadamard_dp_report.output,
-    message:
-        f"Hadamard DP (exponential-wrapped mechanisms) reproduced at scale {SCALE}"
-
-
-PAPERS["hadamard_dp"] = {"claims": rules.hadamard_dp_report.output.claims_json}

@@ -3,63 +3,77 @@
 # tiny/small: a Qwen3-MoE trained here on the CPython stdlib + reference-manual prose; full: the
 # paper's Qwen/Qwen3-30B-A3B, evol-codealpaca calibration, EvalPlus + LiveCodeBench.
 # fetch -> train (the model, cached) -> observe (calibration per seed) -> evaluate -> report.
+# Resources are sized for full: Qwen3-30B-A3B in bf16 (~61 GB of weights) on one 80-141 GB GPU;
+# calibration runs all 128 experts densely on 1,024 x 2,048 tokens; each evaluation
+# prunes/merges, saves the checkpoint and runs EvalPlus and LiveCodeBench (<= 16k tokens).
+from repro.core.workflow import core, paper
 
-localrules: reap_fetch, reap_report, paper_reap  # never via SLURM
-
-REAP_CFG, REAP = paper_settings("reap", SCALE)
-REAP_OUT = f"{RESULTS}/reap"
-REAP_DATA = f"{DATA}/reap/{SCALE}"
-REAP_LOGS = f"{LOGS}/reap"
-REAP_SEEDS = REAP["seeds"]
-REAP_METHODS = REAP["methods"]
-REAP_RATIOS = REAP["ratios"]
-REAP_GPU = REAP["gpus"]  # 0 at tiny/small; the hub model's jobs at full
-REAP_REF_SEED = REAP_SEEDS[0]  # the unpruned model needs no calibration; its seed seeds nothing
+P = paper(config)
+S = P.settings
+SEEDS = S["seeds"]
+METHODS = S["methods"]
+RATIOS = S["ratios"]
+GPU = S["gpus"]  # 0 at tiny/small; the hub model's jobs at full
+REF_SEED = SEEDS[0]  # the unpruned model needs no calibration; its seed seeds nothing
 # The modules each job imports (their edits rerun exactly the jobs that run them).
-REAP_JOB_CODE = [*src("reap", "model", "data"), *CORE_JOB, *core("device")]
-REAP_EVAL_CODE = [*src("reap", "evaluate", "benchmarks", "prune", "merge"), *REAP_JOB_CODE]
+JOB_CODE = [*P.src("model", "data"), *P.job, *core("device")]
+EVAL_CODE = [*P.src("evaluate", "benchmarks", "prune", "merge"), *JOB_CODE]
+P.phases(
+    {
+        "fetch": ["fetch"],
+        "train": ["train", "observe"],
+        "evaluate": ["reference", "evaluate"],
+        "report": ["report"],
+    }
+)
 
 
-rule reap_fetch:
+rule fetch:
+    localrule: True
     input:
-        code=[*src("reap", "data"), *CORE_JOB],
-        config=REAP_CFG,
+        code=[*P.src("data"), *P.job],
+        config=P.config,
     output:
-        docs=f"{REAP_DATA}/docs.jsonl",
-        prefixes=f"{REAP_DATA}/prefixes.jsonl",
-        calibration=f"{REAP_DATA}/calibration.jsonl",
-        source=f"{REAP_DATA}/source.json",
+        docs=f"{P.data}/docs.jsonl",
+        prefixes=f"{P.data}/prefixes.jsonl",
+        calibration=f"{P.data}/calibration.jsonl",
+        source=f"{P.data}/source.json",
     params:
-        scale=SCALE,
-        mirror=MIRROR,
+        scale=P.scale,
+        mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.docs),
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/fetch.log",
+        f"{P.logs}/fetch.log",
     message:
-        "REAP: stdlib code + reference-manual prose, splits and function prefixes (scale {params.scale})"
+        "REAP: stdlib code + reference-manual prose, splits and function prefixes"
+        " (scale {params.scale})"
     shell:
         "python -m repro.papers.reap.data --config {input.config} --scale {params.scale}"
         " --mirror {params.mirror} --out {params.out} 2> {log}"
 
 
-rule reap_train:
+rule train:
     input:
-        code=[*src("reap", "train"), *REAP_JOB_CODE],
-        config=REAP_CFG,
-        docs=rules.reap_fetch.output.docs,
+        code=[*P.src("train"), *JOB_CODE],
+        config=P.config,
+        docs=rules.fetch.output.docs,
     output:
         # weights + config + model.json, and train_log.json (loss, router entropy, usage)
-        model=directory(f"{REAP_OUT}/model"),
+        model=directory(f"{P.out}/model"),
     params:
-        scale=SCALE,
+        scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
-    threads: REAP["train"]["threads"] if REAP["model"]["kind"] == "scratch" else 1
+    threads: S["train"]["threads"] if S["model"]["kind"] == "scratch" else 1
+    resources:
+        runtime=10,  # at full only a pointer to the hub checkpoint
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/train.log",
+        f"{P.logs}/train.log",
     message:
         "REAP: train the Qwen3-MoE until its router specialises (full: point at the hub model)"
     shell:
@@ -67,137 +81,143 @@ rule reap_train:
         " --data {params.data} --out {output.model} 2> {log}"
 
 
-rule reap_observe:
+rule observe:
     input:
-        code=[*src("reap", "observe"), *REAP_JOB_CODE],
-        config=REAP_CFG,
-        docs=rules.reap_fetch.output.docs,
-        calibration=rules.reap_fetch.output.calibration,
-        model=rules.reap_train.output.model,
+        code=[*P.src("observe"), *JOB_CODE],
+        config=P.config,
+        docs=rules.fetch.output.docs,
+        calibration=rules.fetch.output.calibration,
+        model=rules.train.output.model,
     output:
-        obs=f"{REAP_OUT}/observe/seed{{seed}}.pt",
-        summary=f"{REAP_OUT}/observe/seed{{seed}}.json",
+        obs=f"{P.out}/observe/seed{{seed}}.pt",
+        summary=f"{P.out}/observe/seed{{seed}}.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
     resources:
-        gpu=REAP_GPU,
+        gpu=GPU,
+        runtime=240,
+        mem_mb=128000,
+        cpus_per_task=8,
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/observe_seed{{seed}}.log",
+        f"{P.logs}/observe_seed{{seed}}.log",
     message:
-        "REAP: calibration statistics (frequency, EAN, REAP, merging criteria), seed {wildcards.seed}"
+        "REAP: calibration statistics (frequency, EAN, REAP, merging criteria),"
+        " seed {wildcards.seed}"
     shell:
-        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.reap.observe --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} --"
+        " python -m repro.papers.reap.observe --config {input.config} --scale {params.scale}"
         " --seed {wildcards.seed} --model {input.model} --data {params.data}"
         " --out {output.obs} --summary {output.summary} 2> {log}"
 
 
-rule reap_reference:
+rule reference:
     input:
-        code=REAP_EVAL_CODE,
-        config=REAP_CFG,
-        docs=rules.reap_fetch.output.docs,
-        prefixes=rules.reap_fetch.output.prefixes,
-        model=rules.reap_train.output.model,
+        code=EVAL_CODE,
+        config=P.config,
+        docs=rules.fetch.output.docs,
+        prefixes=rules.fetch.output.prefixes,
+        model=rules.train.output.model,
     output:
-        metrics=f"{REAP_OUT}/eval/unpruned.json",
+        metrics=f"{P.out}/eval/unpruned.json",
     params:
-        scale=SCALE,
-        seed=REAP_REF_SEED,
+        scale=P.scale,
+        seed=REF_SEED,
         data=lambda w, input: os.path.dirname(input.docs),
     resources:
-        gpu=REAP_GPU,
+        gpu=GPU,
+        runtime=1440,
+        mem_mb=128000,
+        cpus_per_task=16,
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/evaluate_unpruned.log",
+        f"{P.logs}/evaluate_unpruned.log",
     message:
         "REAP: evaluate the unpruned model (the reference continuations)"
     shell:
-        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.core.gpus --gpus {resources.gpu} --"
+        " python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
         " --method unpruned --seed {params.seed} --model {input.model} --data {params.data}"
         " --out {output.metrics} 2> {log}"
 
 
-rule reap_evaluate:
+rule evaluate:
     input:
-        code=REAP_EVAL_CODE,
-        config=REAP_CFG,
-        docs=rules.reap_fetch.output.docs,
-        prefixes=rules.reap_fetch.output.prefixes,
-        model=rules.reap_train.output.model,
-        obs=rules.reap_observe.output.obs,
-        reference=rules.reap_reference.output.metrics,
+        code=EVAL_CODE,
+        config=P.config,
+        docs=rules.fetch.output.docs,
+        prefixes=rules.fetch.output.prefixes,
+        model=rules.train.output.model,
+        obs=rules.observe.output.obs,
+        reference=rules.reference.output.metrics,
     output:
-        metrics=f"{REAP_OUT}/eval/{{rmethod}}_r{{ratio}}_seed{{seed}}.json",
+        metrics=f"{P.out}/eval/{{method}}_r{{ratio}}_seed{{seed}}.json",
     wildcard_constraints:
-        rmethod="|".join(REAP_METHODS),
-        ratio="|".join(map(str, REAP_RATIOS)),
+        method="|".join(METHODS),
+        ratio="|".join(map(str, RATIOS)),
     params:
-        scale=SCALE,
+        scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
     resources:
-        gpu=REAP_GPU,
+        gpu=GPU,
+        runtime=1440,
+        mem_mb=128000,
+        cpus_per_task=16,
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/evaluate_{{rmethod}}_r{{ratio}}_seed{{seed}}.log",
+        f"{P.logs}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.log",
     message:
-        "REAP: {wildcards.rmethod} at {wildcards.ratio}% (calibration seed {wildcards.seed}), then evaluate"
+        "REAP: {wildcards.method} at {wildcards.ratio}% (calibration seed {wildcards.seed}),"
+        " then evaluate"
     shell:
-        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
-        " --method {wildcards.rmethod} --ratio {wildcards.ratio} --seed {wildcards.seed}"
+        "python -m repro.core.gpus --gpus {resources.gpu} --"
+        " python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
+        " --method {wildcards.method} --ratio {wildcards.ratio} --seed {wildcards.seed}"
         " --model {input.model} --data {params.data} --obs {input.obs}"
         " --reference {input.reference} --out {output.metrics} 2> {log}"
 
 
-REAP_EVALS = [rules.reap_reference.output.metrics] + expand(
-    f"{REAP_OUT}/eval/{{m}}_r{{r}}_seed{{s}}.json", m=REAP_METHODS, r=REAP_RATIOS, s=REAP_SEEDS
-)
-REAP_TABLES = [
-    f"{REAP_OUT}/tables/{t}.{ext}"
+EVALS = [
+    rules.reference.output.metrics,
+    *expand(rules.evaluate.output.metrics, method=METHODS, ratio=RATIOS, seed=SEEDS),
+]
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
     for t in ("compression", "paper_comparison", "router", "merging_gap", "paper_reported")
     for ext in ("csv", "md")
 ]
-REAP_FIGURES = [f"{REAP_OUT}/figures/{f}.png" for f in ("compression", "router")]
+FIGURES = [f"{P.out}/figures/{f}.png" for f in ("compression", "router")]
 
 
-rule reap_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("reap", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=REAP_CFG,
-        model=rules.reap_train.output.model,
-        observations=expand(f"{REAP_OUT}/observe/seed{{s}}.json", s=REAP_SEEDS),
-        evals=REAP_EVALS,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        model=rules.train.output.model,
+        observations=expand(rules.observe.output.summary, seed=SEEDS),
+        evals=EVALS,
     output:
-        tables=[report(t, category="REAP", subcategory="tables") for t in REAP_TABLES],
-        figures=[report(f, category="REAP", subcategory="figures") for f in REAP_FIGURES],
-        claims=report(f"{REAP_OUT}/claims.md", category="REAP", subcategory="claims"),
-        claims_json=f"{REAP_OUT}/claims.json",
-        records=f"{REAP_OUT}/records.json",
+        tables=[report(t, category="REAP", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="REAP", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="REAP", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
         train_log=lambda w, input: os.path.join(input.model, "train_log.json"),
     conda:
-        ENV
+        P.env
     log:
-        f"{REAP_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "REAP: compression tables beside the paper's, router statistics, figures, claims ledger"
     shell:
         "python -m repro.papers.reap.report --config {input.config} --scale {params.scale}"
         " --train-log {params.train_log} --observations {input.observations}"
         " --evals {input.evals} --out {params.out} 2> {log}"
-
-
-rule paper_reap:
-    input:
-        rules.reap_report.output,
-    message:
-        f"REAP reproduced at scale {SCALE}"
-
-
-PAPERS["reap"] = {"claims": rules.reap_report.output.claims_json}

@@ -2,39 +2,40 @@
 # classic control and Atari (ale-py). One run per env x agent x seed: at full, 49 games x 10
 # seeds x 2 agents, one GPU each, submitted as a SLURM job array (workflow/profiles/slurm).
 # fetch (none: environments are simulators) -> train (theory, runs) -> report.
+from repro.core.workflow import core, paper, slug
 
-localrules: relval_report, paper_relval  # never via SLURM
-
-RELVAL_CFG, RELVAL = paper_settings("relval", SCALE)
-RELVAL_OUT = f"{RESULTS}/relval"
-RELVAL_LOGS = f"{LOGS}/relval"
-RELVAL_AGENTS = RELVAL["agents"]
-
-
-RELVAL_ENV_OF = {slug(e): e for e in [*RELVAL["classic"], *RELVAL["atari"]]}
-RELVAL_ATARI = {slug(e) for e in RELVAL["atari"]}
-RELVAL_RUNS = [
-    f"{RELVAL_OUT}/runs/{slug(e)}/{a}/seed{s}.json"
-    for group, seeds in ((RELVAL["classic"], RELVAL["seeds"]), (RELVAL["atari"], RELVAL["atari_seeds"]))
+P = paper(config)
+S = P.settings
+AGENTS = S["agents"]
+ENV_OF = {slug(e): e for e in [*S["classic"], *S["atari"]]}
+ATARI = {slug(e) for e in S["atari"]}
+RUNS = [
+    f"{P.out}/runs/{slug(e)}/{a}/seed{s}.json"
+    for group, seeds in ((S["classic"], S["seeds"]), (S["atari"], S["atari_seeds"]))
     for e in group
-    for a in RELVAL_AGENTS
+    for a in AGENTS
     for s in seeds
 ]
-RELVAL_CODE = [*src("relval", "train", "ppo", "agent", "envs"), *CORE_JOB, *core("device")]
+CODE = [*P.src("train", "ppo", "agent", "envs"), *P.job, *core("device")]
+P.phases({"train": ["theory", "train"], "report": ["report"]})
 
 
-rule relval_theory:
+rule theory:
     input:
-        code=[*src("relval", "theory"), *CORE_JOB],
-        config=RELVAL_CFG,
+        code=[*P.src("theory"), *P.job],
+        config=P.config,
     output:
-        result=f"{RELVAL_OUT}/theory.json",
+        result=f"{P.out}/theory.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=30,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{RELVAL_LOGS}/theory.log",
+        f"{P.logs}/theory.log",
     message:
         "RelVal: pairwise Bellman contraction, fixed point, targets, R-GAE on random MDPs"
     shell:
@@ -42,25 +43,29 @@ rule relval_theory:
         " --out {output.result} 2> {log}"
 
 
-rule relval_train:
+rule train:
     input:
-        code=RELVAL_CODE,
-        config=RELVAL_CFG,
+        code=CODE,
+        config=P.config,
     output:
-        run=f"{RELVAL_OUT}/runs/{{env}}/{{agent}}/seed{{seed}}.json",
+        run=f"{P.out}/runs/{{env}}/{{agent}}/seed{{seed}}.json",
     wildcard_constraints:
-        env="|".join(RELVAL_ENV_OF) or "none",
-        agent="|".join(RELVAL_AGENTS),
+        env="|".join(ENV_OF) or "none",
+        agent="|".join(AGENTS),
     params:
-        scale=SCALE,
-        env_id=lambda w: RELVAL_ENV_OF[w.env],
+        scale=P.scale,
+        env_id=lambda w: ENV_OF[w.env],
     resources:
-        # Atari at full: one GPU per run, as the paper; classic control stays on a CPU
-        gpu=lambda w: 1 if SCALE == "full" and w.env in RELVAL_ATARI else 0,
+        # Atari at full: one GPU per run, as the paper; classic control stays on a CPU.
+        # 10M agent steps take ~65 min on an A100 per the paper; 6 h leaves room.
+        gpu=lambda w: P.gpu if w.env in ATARI else 0,
+        runtime=360,
+        mem_mb=16000,
+        cpus_per_task=8,
     conda:
-        ENV
+        P.env
     log:
-        f"{RELVAL_LOGS}/train_{{env}}_{{agent}}_seed{{seed}}.log",
+        f"{P.logs}/train_{{env}}_{{agent}}_seed{{seed}}.log",
     message:
         "RelVal: {wildcards.agent} on {params.env_id}, seed {wildcards.seed}"
     shell:
@@ -69,45 +74,36 @@ rule relval_train:
         " --agent {wildcards.agent} --seed {wildcards.seed} --out {output.run} 2> {log}"
 
 
-RELVAL_TABLES = [
-    f"{RELVAL_OUT}/tables/{t}.{ext}"
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
     for t in ("theory", "returns", "atari_aggregate", "paper_reported")
     for ext in ("csv", "md")
 ]
-RELVAL_FIGURES = [f"{RELVAL_OUT}/figures/curves_{slug(e)}.png" for e in RELVAL_ENV_OF.values()]
+FIGURES = [f"{P.out}/figures/curves_{slug(e)}.png" for e in ENV_OF.values()]
 
 
-rule relval_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("relval", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=RELVAL_CFG,
-        theory=rules.relval_theory.output.result,
-        runs=RELVAL_RUNS,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        theory=rules.theory.output.result,
+        runs=RUNS,
     output:
-        tables=[report(t, category="RelVal", subcategory="tables") for t in RELVAL_TABLES],
-        figures=[report(f, category="RelVal", subcategory="figures") for f in RELVAL_FIGURES],
-        claims=report(f"{RELVAL_OUT}/claims.md", category="RelVal", subcategory="claims"),
-        claims_json=f"{RELVAL_OUT}/claims.json",
-        records=f"{RELVAL_OUT}/records.json",
+        tables=[report(t, category="RelVal", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="RelVal", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="RelVal", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
     conda:
-        ENV
+        P.env
     log:
-        f"{RELVAL_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "RelVal: tables, learning curves and the claims ledger"
     shell:
         "python -m repro.papers.relval.report --config {input.config} --scale {params.scale}"
         " --theory {input.theory} --runs {input.runs} --out {params.out} 2> {log}"
-
-
-rule paper_relval:
-    input:
-        rules.relval_report.output,
-    message:
-        f"Relative Value Learning reproduced at scale {SCALE}"
-
-
-PAPERS["relval"] = {"claims": rules.relval_report.output.claims_json}

@@ -6,35 +6,49 @@
 # adversary. One job per environment x seed runs every algorithm on the same draws; the
 # ablation tunes every algorithm's exploration constant on separate seeds (tune), then runs the
 # chosen ones on the main seeds (tuned); all CPU (full too). run, tune -> tuned -> report.
+# At full a job runs every algorithm for 10^5 rounds (the contextual game, which enumerates
+# extreme points every round, is the longest: ~10-15 min), one thread.
+from repro.core.workflow import core, paper
 
-localrules: stackelberg_report, paper_stackelberg  # never via SLURM
-
-STK_CFG, STK = paper_settings("stackelberg", SCALE)
-STK_OUT = f"{RESULTS}/stackelberg"
-STK_LOGS = f"{LOGS}/stackelberg"
-STK_ENVS = list(STK["environments"])
-STK_RUNS = [
-    f"{STK_OUT}/runs/{e}/seed{s}.json"
-    for e, spec in STK["environments"].items()
-    for s in spec.get("seeds", STK["seeds"])
+P = paper(config)
+S = P.settings
+ENVS = list(S["environments"])
+RUNS = [
+    f"{P.out}/runs/{e}/seed{s}.json"
+    for e, spec in S["environments"].items()
+    for s in spec.get("seeds", S["seeds"])
 ]
+CODE = [*P.src("run", "algorithms", "environments", "game"), *P.job]
+AB = S["ablation"]
+TUNING = [f"{P.out}/ablation/tune/seed{s}.json" for s in AB["tuning_seeds"]]
+TUNED = [
+    f"{P.out}/ablation/tuned/seed{s}.json"
+    for s in S["environments"][AB["env"]].get("seeds", S["seeds"])
+]
+P.phases({"train": ["run", "tune", "tuned"], "report": ["report"]})
+
+wildcard_constraints:
+    seed=r"\d+",
 
 
-rule stackelberg_run:
+rule run:
     input:
-        code=[*src("stackelberg", "run", "algorithms", "environments", "game"), *CORE_JOB],
-        config=STK_CFG,
+        code=CODE,
+        config=P.config,
     output:
-        run=f"{STK_OUT}/runs/{{env}}/seed{{seed}}.json",
+        run=f"{P.out}/runs/{{env}}/seed{{seed}}.json",
     wildcard_constraints:
-        env="|".join(STK_ENVS),
-        seed=r"\d+",
+        env="|".join(ENVS),
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=60,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{STK_LOGS}/run_{{env}}_seed{{seed}}.log",
+        f"{P.logs}/run_{{env}}_seed{{seed}}.log",
     message:
         "Stackelberg: every algorithm on environment {wildcards.env}, seed {wildcards.seed}"
     shell:
@@ -42,28 +56,23 @@ rule stackelberg_run:
         " --env {wildcards.env} --seed {wildcards.seed} --out {output.run} 2> {log}"
 
 
-STK_AB = STK["ablation"]
-STK_TUNING = [f"{STK_OUT}/ablation/tune/seed{s}.json" for s in STK_AB["tuning_seeds"]]
-STK_TUNED = [
-    f"{STK_OUT}/ablation/tuned/seed{s}.json"
-    for s in STK["environments"][STK_AB["env"]].get("seeds", STK["seeds"])
-]
-
-
-rule stackelberg_tune:
+rule tune:
     input:
-        code=[*src("stackelberg", "run", "algorithms", "environments", "game"), *CORE_JOB],
-        config=STK_CFG,
+        code=CODE,
+        config=P.config,
     output:
-        run=f"{STK_OUT}/ablation/tune/seed{{seed}}.json",
-    wildcard_constraints:
-        seed=r"\d+",
+        run=f"{P.out}/ablation/tune/seed{{seed}}.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        # one tuning seed: every algorithm x constant of the grid, paper game
+        runtime=120,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{STK_LOGS}/tune_seed{{seed}}.log",
+        f"{P.logs}/tune_seed{{seed}}.log",
     message:
         "Stackelberg ablation: every exploration constant on tuning seed {wildcards.seed}"
     shell:
@@ -71,22 +80,24 @@ rule stackelberg_tune:
         " --ablation tune --seed {wildcards.seed} --out {output.run} 2> {log}"
 
 
-rule stackelberg_tuned:
+rule tuned:
     input:
-        code=[*src("stackelberg", "run", "algorithms", "environments", "game"), *CORE_JOB],
-        config=STK_CFG,
-        tuning=STK_TUNING,
-        main=f"{STK_OUT}/runs/{STK_AB['env']}/seed{{seed}}.json",
+        code=CODE,
+        config=P.config,
+        tuning=TUNING,
+        main=f"{P.out}/runs/{AB['env']}/seed{{seed}}.json",
     output:
-        run=f"{STK_OUT}/ablation/tuned/seed{{seed}}.json",
-    wildcard_constraints:
-        seed=r"\d+",
+        run=f"{P.out}/ablation/tuned/seed{{seed}}.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=60,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{STK_LOGS}/tuned_seed{{seed}}.log",
+        f"{P.logs}/tuned_seed{{seed}}.log",
     message:
         "Stackelberg ablation: every algorithm at its tuned constant on main seed {wildcards.seed}"
     shell:
@@ -95,34 +106,35 @@ rule stackelberg_tuned:
         " --main-run {input.main} --out {output.run} 2> {log}"
 
 
-STK_TABLES = [
-    f"{STK_OUT}/tables/{t}.{ext}"
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
     for t in ("regret", "slopes", "paper_reported", "tuned")
     for ext in ("csv", "md")
 ]
-STK_FIGURES = [f"{STK_OUT}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T")]
+FIGURES = [f"{P.out}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T")]
 
 
-rule stackelberg_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("stackelberg", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=STK_CFG,
-        runs=STK_RUNS,
-        tuning=STK_TUNING,
-        tuned=STK_TUNED,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        runs=RUNS,
+        tuning=TUNING,
+        tuned=TUNED,
     output:
-        tables=[report(t, category="Stackelberg", subcategory="tables") for t in STK_TABLES],
-        figures=[report(f, category="Stackelberg", subcategory="figures") for f in STK_FIGURES],
-        claims=report(f"{STK_OUT}/claims.md", category="Stackelberg", subcategory="claims"),
-        claims_json=f"{STK_OUT}/claims.json",
-        records=f"{STK_OUT}/records.json",
+        tables=[report(t, category="Stackelberg", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="Stackelberg", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="Stackelberg", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
     conda:
-        ENV
+        P.env
     log:
-        f"{STK_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "Stackelberg: regret tables beside the paper's rates, slopes, tuned constants, regret"
         " curves, claims ledger"
@@ -130,13 +142,3 @@ rule stackelberg_report:
         "python -m repro.papers.stackelberg.report --config {input.config} --scale {params.scale}"
         " --runs {input.runs} --tuning-runs {input.tuning} --tuned-runs {input.tuned}"
         " --out {params.out} 2> {log}"
-
-
-rule paper_stackelberg:
-    input:
-        rules.stackelberg_report.output,
-    message:
-        f"Bandit learning in contextual Stackelberg games reproduced at scale {SCALE}"
-
-
-PAPERS["stackelberg"] = {"claims": rules.stackelberg_report.output.claims_json}

@@ -2,35 +2,37 @@
 # transformer with position-only attention, zero init, online GD on fresh Gaussian batches,
 # learns six teacher settings (conv / GCN with ReLU and LeakyReLU, sparse token selection,
 # group-sparse linear) and the first layer of a CNN trained on images (digits; MNIST at full).
-# One job per setting x seed and per digits seed; all CPU (full too: the models are tiny).
-# fetch (images) -> train (cnn, students) -> report.
+# One job per setting x seed and per digits seed; all CPU, one thread (full too: the models
+# are tiny; 10^5 online GD steps take a few minutes). fetch (images) -> train -> report.
+from repro.core.workflow import core, paper, slug
 
-localrules: tstudent_fetch, tstudent_report, paper_tstudent  # never via SLURM
+P = paper(config)
+S = P.settings
+SETTINGS = list(S["settings"])
+RUNS = [f"{P.out}/runs/{slug(n)}/seed{s}.json" for n in SETTINGS for s in S["seeds"]]
+DIGITS_RUNS = [f"{P.out}/digits/seed{s}.json" for s in S["seeds"]]
+MODEL = P.src("teachers", "student", "train")
+P.phases({"fetch": ["fetch"], "train": ["cnn", "train", "digits"], "report": ["report"]})
 
-TST_CFG, TST = paper_settings("tstudent", SCALE)
-TST_OUT = f"{RESULTS}/tstudent"
-TST_DATA = f"{DATA}/tstudent/{SCALE}"
-TST_LOGS = f"{LOGS}/tstudent"
-TST_SETTINGS = list(TST["settings"])
-TST_RUNS = [f"{TST_OUT}/runs/{slug(n)}/seed{s}.json" for n in TST_SETTINGS for s in TST["seeds"]]
-TST_DIGITS_RUNS = [f"{TST_OUT}/digits/seed{s}.json" for s in TST["seeds"]]
-TST_MODEL = src("tstudent", "teachers", "student", "train")
+wildcard_constraints:
+    seed=r"\d+",
 
 
-rule tstudent_fetch:
+rule fetch:
+    localrule: True
     input:
-        code=[*src("tstudent", "digits"), *CORE_JOB],
-        config=TST_CFG,
+        code=[*P.src("digits"), *P.job],
+        config=P.config,
     output:
-        images=f"{TST_DATA}/images.npz",
-        source=f"{TST_DATA}/source.json",
+        images=f"{P.data}/images.npz",
+        source=f"{P.data}/source.json",
     params:
-        scale=SCALE,
-        mirror=MIRROR,
+        scale=P.scale,
+        mirror=P.mirror,
     conda:
-        ENV
+        P.env
     log:
-        f"{TST_LOGS}/fetch.log",
+        f"{P.logs}/fetch.log",
     message:
         "Transformers-as-students: fetch images ({params.scale}: digits, or MNIST at full)"
     shell:
@@ -38,19 +40,24 @@ rule tstudent_fetch:
         " --scale {params.scale} --mirror {params.mirror} --out {output.images} 2> {log}"
 
 
-rule tstudent_cnn:
+rule cnn:
     input:
-        code=[*src("tstudent", "digits", "teachers"), *CORE_JOB, *core("device")],
-        config=TST_CFG,
-        images=rules.tstudent_fetch.output.images,
+        code=[*P.src("digits", "teachers"), *P.job, *core("device")],
+        config=P.config,
+        images=rules.fetch.output.images,
     output:
-        cnn=f"{TST_OUT}/digits/cnn.json",
+        cnn=f"{P.out}/digits/cnn.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        # the image CNN teacher on MNIST at full (60k images, 5 epochs)
+        runtime=60,
+        mem_mb=8000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{TST_LOGS}/cnn.log",
+        f"{P.logs}/cnn.log",
     message:
         "Transformers-as-students: train the image CNN teacher (first layer: conv + avg pooling)"
     shell:
@@ -58,44 +65,51 @@ rule tstudent_cnn:
         " --scale {params.scale} --data {input.images} --out {output.cnn} 2> {log}"
 
 
-rule tstudent_train:
+rule train:
     input:
-        code=[*TST_MODEL, *CORE_JOB, *core("device")],
-        config=TST_CFG,
+        code=[*MODEL, *P.job, *core("device")],
+        config=P.config,
     output:
-        run=f"{TST_OUT}/runs/{{setting}}/seed{{seed}}.json",
+        run=f"{P.out}/runs/{{setting}}/seed{{seed}}.json",
     wildcard_constraints:
-        setting="|".join(TST_SETTINGS),
-        seed=r"\d+",
+        setting="|".join(SETTINGS),
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=60,
+        mem_mb=2000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{TST_LOGS}/train_{{setting}}_seed{{seed}}.log",
+        f"{P.logs}/train_{{setting}}_seed{{seed}}.log",
     message:
-        "Transformers-as-students: student of the {wildcards.setting} teacher, seed {wildcards.seed}"
+        "Transformers-as-students: student of the {wildcards.setting} teacher,"
+        " seed {wildcards.seed}"
     shell:
         "python -m repro.papers.tstudent.train --config {input.config} --scale {params.scale}"
         " --setting {wildcards.setting} --seed {wildcards.seed} --out {output.run} 2> {log}"
 
 
-rule tstudent_digits:
+rule digits:
     input:
-        code=[*TST_MODEL, *src("tstudent", "digits"), *CORE_JOB, *core("device")],
-        config=TST_CFG,
-        images=rules.tstudent_fetch.output.images,
-        cnn=rules.tstudent_cnn.output.cnn,
+        code=[*MODEL, *P.src("digits"), *P.job, *core("device")],
+        config=P.config,
+        images=rules.fetch.output.images,
+        cnn=rules.cnn.output.cnn,
     output:
-        run=f"{TST_OUT}/digits/seed{{seed}}.json",
-    wildcard_constraints:
-        seed=r"\d+",
+        run=f"{P.out}/digits/seed{{seed}}.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        # the student of the CNN's first layer, evaluated on MNIST's test set at full
+        runtime=120,
+        mem_mb=4000,
+        cpus_per_task=1,
     conda:
-        ENV
+        P.env
     log:
-        f"{TST_LOGS}/digits_seed{{seed}}.log",
+        f"{P.logs}/digits_seed{{seed}}.log",
     message:
         "Transformers-as-students: student of the image CNN's first layer, seed {wildcards.seed}"
     shell:
@@ -104,48 +118,39 @@ rule tstudent_digits:
         " --out {output.run} 2> {log}"
 
 
-TST_TABLES = [
-    f"{TST_OUT}/tables/{t}.{ext}"
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
     for t in ("rates", "recovery", "digits", "paper_reported")
     for ext in ("csv", "md")
 ]
-TST_FIGURES = [f"{TST_OUT}/figures/{f}.png" for f in ("curves", "recovery", "attention", "digits")]
+FIGURES = [f"{P.out}/figures/{f}.png" for f in ("curves", "recovery", "attention", "digits")]
 
 
-rule tstudent_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("tstudent", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=TST_CFG,
-        runs=TST_RUNS,
-        digits=TST_DIGITS_RUNS,
-        cnn=rules.tstudent_cnn.output.cnn,
-        source=rules.tstudent_fetch.output.source,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        runs=RUNS,
+        digits=DIGITS_RUNS,
+        cnn=rules.cnn.output.cnn,
+        source=rules.fetch.output.source,
     output:
-        tables=[report(t, category="TStudent", subcategory="tables") for t in TST_TABLES],
-        figures=[report(f, category="TStudent", subcategory="figures") for f in TST_FIGURES],
-        claims=report(f"{TST_OUT}/claims.md", category="TStudent", subcategory="claims"),
-        claims_json=f"{TST_OUT}/claims.json",
-        records=f"{TST_OUT}/records.json",
+        tables=[report(t, category="TStudent", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="TStudent", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="TStudent", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
     conda:
-        ENV
+        P.env
     log:
-        f"{TST_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "Transformers-as-students: rate and recovery tables, curves, heatmaps, claims ledger"
     shell:
         "python -m repro.papers.tstudent.report --config {input.config} --scale {params.scale}"
         " --runs {input.runs} --digits {input.digits} --cnn {input.cnn} --source {input.source}"
         " --out {params.out} 2> {log}"
-
-
-rule paper_tstudent:
-    input:
-        rules.tstudent_report.output,
-    message:
-        f"Transformers as students of teacher models reproduced at scale {SCALE}"
-
-
-PAPERS["tstudent"] = {"claims": rules.tstudent_report.output.claims_json}

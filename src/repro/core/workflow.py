@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -61,3 +62,92 @@ def core(*modules: str) -> list[str]:
 def slug(name: str) -> str:
     """File-name form of an id with slashes (ALE/Breakout-v5 -> ALE_Breakout-v5)."""
     return name.replace("/", "_")
+
+
+PHASES = ("fetch", "train", "evaluate", "report")
+PHASE_OF: dict[str, str] = {}
+"""Snakemake rule name -> its phase, filled by each paper module while the workflow is parsed
+(`Paper.phases`); `repro.dag` reads it after Snakemake has parsed the Snakefile in-process."""
+PAPER_OF: dict[str, str] = {}
+"""Snakemake rule name -> the paper whose module declared it."""
+
+
+def registered_papers(root: str | Path = ".") -> list[str]:
+    """The registry: every paper with a config/papers/<id>.yaml. Each must also have its rule
+    file and schema; a missing one stops the parse with one line naming it."""
+    root = Path(root)
+    ids = sorted(p.stem for p in (root / "config/papers").glob("*.yaml"))
+    for pid in ids:
+        for need in (f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml"):
+            if not (root / need).exists():
+                fail(ConfigError(f"paper {pid!r} (config/papers/{pid}.yaml) has no {need}"))
+    rules = {p.stem for p in (root / "workflow/rules").glob("*.smk")} - {"common"}
+    for extra in sorted(rules - set(ids)):
+        fail(ConfigError(f"workflow/rules/{extra}.smk has no config/papers/{extra}.yaml: "
+                         "shared rule files belong in workflow/modules/"))
+    PHASE_OF.clear()  # one parse, one registry (the API may parse twice in one process)
+    PAPER_OF.clear()
+    return ids
+
+
+def module_config(config: dict[str, Any], pid: str) -> dict[str, Any]:
+    """What the Snakefile hands a paper's module: the global config and the paper's id."""
+    return {**config, "paper": pid}
+
+
+@dataclass
+class Paper:
+    """Everything a paper's rule file needs at parse time, from its module config.
+
+    Paths follow DESIGN.md: data/<id>/<scale>, results/<scale>/<id>, logs/<scale>/<id>.
+    """
+
+    id: str
+    scale: str
+    config: str
+    """config/papers/<id>.yaml: an input of every rule, so editing it reruns what reads it"""
+    settings: dict[str, Any]
+    """the validated settings at this scale"""
+    title: str
+    out: str
+    data: str
+    logs: str
+    mirror: str
+    gpu: int
+    """1 at full (rules that may use a GPU ask for one), 0 below"""
+    env: str = "../../environment.yml"
+    """conda env for --use-conda, relative to workflow/rules/"""
+    job: list[str] = field(default_factory=list)
+    """the core modules every job imports"""
+
+    def src(self, *modules: str) -> list[str]:
+        return src(self.id, *modules)
+
+    def phases(self, by_phase: dict[str, list[str]]) -> None:
+        """Declare which of this paper's rules (local names) make up each phase; dvc.yaml and
+        the restore step follow from it, and a test fails if a rule of the paper has none.
+        (A dict, not keywords: Snakemake's parser reads a line starting `report=` as its
+        `report` keyword.)"""
+        for phase, rules in by_phase.items():
+            if phase not in PHASES:
+                fail(ConfigError(f"workflow/rules/{self.id}.smk: phase {phase!r} is not one of "
+                                 f"{', '.join(PHASES)}"))
+            for rule in rules:
+                PHASE_OF[f"{self.id}_{rule}"] = phase
+                PAPER_OF[f"{self.id}_{rule}"] = self.id
+
+
+def paper(config: dict[str, Any]) -> Paper:
+    """Called at the top of workflow/rules/<id>.smk with the module's config."""
+    pid, scale = config["paper"], config["scale"]
+    path, settings = paper_settings(pid, scale)
+    return Paper(
+        id=pid, scale=scale, config=path, settings=settings,
+        title=load_yaml(path)["title"],
+        out=f"{config['results_dir']}/{scale}/{pid}",
+        data=f"{config['data_dir']}/{pid}/{scale}",
+        logs=f"{config['logs_dir']}/{scale}/{pid}",
+        mirror=config["data_mirror"],
+        gpu=1 if scale == "full" else 0,
+        job=core("config", "io", "seeding", "progress"),
+    )
