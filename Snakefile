@@ -21,8 +21,7 @@ for pid in PAPERS:
     prefix = f"{pid}_"
 
     module:
-        name:
-            pid
+        name: pid
         snakefile:
             f"workflow/rules/{pid}.smk"
         config:
@@ -33,34 +32,34 @@ for pid in PAPERS:
     rule:
         name:
             f"paper_{pid}"
-        localrule: True
         input:
             getattr(rules, f"{pid}_report").output,
+        localrule: True
         message:
             f"{pid} reproduced at scale {SCALE}"
 
 
 rule all:
     default_target: True
-    localrule: True
     input:
         summary=f"{RESULTS}/summary.md",
+    localrule: True
 
 
 rule summary:
-    localrule: True
     input:
         claims=[getattr(rules, f"{p}_report").output.claims_json for p in PAPERS],
         code=core("summary", "io", "claims"),
     output:
         summary=report(f"{RESULTS}/summary.md", category="Summary"),
+    log:
+        f"{LOGS}/summary.log",
+    localrule: True
+    conda:
+        "environment.yml"
     params:
         scale=SCALE,
         papers=PAPERS,
-    conda:
-        "environment.yml"
-    log:
-        f"{LOGS}/summary.log",
     message:
         "Summary of every paper's claims at scale {params.scale}"
     shell:

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import subprocess
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from repro.core.workflow import registered_papers
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MIRROR = (REPO.parent / "shared" / "data").resolve()
+PAPERS = registered_papers(REPO)
 
 
 def copy_repo(dest: Path) -> Path:
@@ -45,18 +50,35 @@ def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny"
     return proc
 
 
+def plan(workdir: Path, target: str, scale: str = "tiny", forceall: bool = False,
+         **config: str) -> list[dict]:
+    """The jobs Snakemake would run for `target` now (every job with forceall), from the
+    workflow's own planner through Snakemake's public API (`python -m repro plan --json`)."""
+    overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
+    cmd = [sys.executable, "-m", "repro", "plan", target, "--json",
+           *(["--forceall"] if forceall else []),
+           "--config", *(f"{k}={v}" for k, v in overrides.items())]
+    env = {**os.environ, "PYTHONHASHSEED": "0",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir / "src"),
+                                                       os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise AssertionError(f"planning {target} failed:\n{proc.stderr}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
 def planned_jobs(workdir: Path, target: str, scale: str = "tiny") -> dict[str, int]:
-    """The jobs Snakemake would run for `target` now: rule -> count (from the dry-run stats)."""
-    out = snakemake(workdir, "-n", target, scale=scale).stdout
-    if "Nothing to be done" in out:
-        return {}
-    stats = out.split("Job stats:")[1].split("\n\n")[0]
-    jobs = {}
-    for line in stats.splitlines():
-        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
-        if m and m.group(1) != "total":
-            jobs[m.group(1)] = int(m.group(2))
-    return jobs
+    """The jobs Snakemake would run for `target` now: rule -> count."""
+    return dict(Counter(j["rule"] for j in plan(workdir, target, scale)))
+
+
+def edit(path: Path) -> None:
+    """A real edit: new content and a strictly newer mtime (Snakemake ignores a bare touch
+    whose content checksum it has on record)."""
+    with open(path, "a") as f:
+        f.write("# an edit\n")
+    t = time.time() + 5
+    os.utime(path, (t, t))
 
 
 def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
@@ -77,14 +99,15 @@ def _tiny_dag_fixture(pid: str):
     return fixture
 
 
-tiny_rove = _tiny_dag_fixture("rove")
-tiny_nft = _tiny_dag_fixture("nft")
-tiny_relval = _tiny_dag_fixture("relval")
-tiny_hadamard_dp = _tiny_dag_fixture("hadamard_dp")
-tiny_reap = _tiny_dag_fixture("reap")
-tiny_tstudent = _tiny_dag_fixture("tstudent")
-tiny_vaecf = _tiny_dag_fixture("vaecf")
-tiny_stackelberg = _tiny_dag_fixture("stackelberg")
+# tiny_<id>: one finished tiny run per registered paper, shared by every test that needs it
+for _pid in PAPERS:
+    globals()[f"tiny_{_pid}"] = _tiny_dag_fixture(_pid)
+
+
+@pytest.fixture(scope="session")
+def tiny_run(request):
+    """tiny_run(pid): the finished tiny run of a paper (the same one tiny_<pid> gives)."""
+    return lambda pid: request.getfixturevalue(f"tiny_{pid}")
 
 
 def copy_finished(src: Path, dest: Path) -> Path:

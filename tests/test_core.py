@@ -99,6 +99,7 @@ def test_typed_settings_build_nested_dataclasses_and_reject_unknown_keys():
     from dataclasses import dataclass, field
 
     import pytest
+
     from repro.core.config import typed
 
     @dataclass

@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs
 
 
 def _settings(root, scale="tiny"):
@@ -77,20 +76,17 @@ def test_tiny_dag_outputs(tiny_hadamard_dp):
     assert set(real["classes"]) == {str(c) for c in s["real"]["classes"]}
 
 
-def test_finished_dag_plans_nothing(tiny_hadamard_dp):
-    assert planned_jobs(tiny_hadamard_dp, "paper_hadamard_dp") == {}
-
 
 def test_editing_the_privacy_check_reruns_only_it(tiny_hadamard_dp, tmp_path):
     root = copy_finished(tiny_hadamard_dp, tmp_path / "edit_privacy")
-    _edit(root / "src/repro/papers/hadamard_dp/privacy_check.py")
+    edit(root / "src/repro/papers/hadamard_dp/privacy_check.py")
     assert planned_jobs(root, "paper_hadamard_dp") == {
         "hadamard_dp_privacy": 1, "hadamard_dp_report": 1, "paper_hadamard_dp": 1}
 
 
 def test_editing_the_mechanisms_reruns_every_release_not_the_fetch(tiny_hadamard_dp, tmp_path):
     root = copy_finished(tiny_hadamard_dp, tmp_path / "edit_mechanisms")
-    _edit(root / "src/repro/papers/hadamard_dp/mechanisms.py")
+    edit(root / "src/repro/papers/hadamard_dp/mechanisms.py")
     expected = {**ALL_BUT_GRID, "hadamard_dp_grid": _n_cells(_settings(root))}
     del expected["hadamard_dp_fetch"]  # the descriptors do not depend on the mechanisms
     assert planned_jobs(root, "paper_hadamard_dp") == expected
@@ -98,7 +94,7 @@ def test_editing_the_mechanisms_reruns_every_release_not_the_fetch(tiny_hadamard
 
 def test_editing_the_data_code_reruns_fetch_and_real_data_only(tiny_hadamard_dp, tmp_path):
     root = copy_finished(tiny_hadamard_dp, tmp_path / "edit_data")
-    _edit(root / "src/repro/papers/hadamard_dp/data.py")
+    edit(root / "src/repro/papers/hadamard_dp/data.py")
     assert planned_jobs(root, "paper_hadamard_dp") == {
         "hadamard_dp_fetch": 1, "hadamard_dp_realdata": 1, "hadamard_dp_report": 1,
         "paper_hadamard_dp": 1}

@@ -6,8 +6,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs, snakemake
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
 NFT_RULES = {"nft_fetch", "nft_sft", "nft_equivalence", "nft_train", "nft_evaluate",
              "nft_report", "paper_nft"}
@@ -77,13 +76,10 @@ def test_tiny_dag_outputs(tiny_nft):
         s["countdown"]["rl"]["prompts_per_step"] * s["countdown"]["rl"]["group_size"])
 
 
-def test_finished_dag_plans_nothing(tiny_nft):
-    assert planned_jobs(tiny_nft, "paper_nft") == {}
-
 
 def test_editing_the_nft_objective_reruns_training_not_sft(tiny_nft, tmp_path):
     root = copy_finished(tiny_nft, tmp_path / "edit_algos")
-    _edit(root / "src/repro/papers/nft/algos.py")
+    edit(root / "src/repro/papers/nft/algos.py")
     s = _settings(root)
     n_runs = len(s["countdown"]["methods"]) * len(s["seeds"])
     assert planned_jobs(root, "paper_nft") == {
@@ -93,7 +89,7 @@ def test_editing_the_nft_objective_reruns_training_not_sft(tiny_nft, tmp_path):
 
 def test_editing_the_shared_trainer_reruns_both_papers_training(tiny_nft, tmp_path):
     root = copy_finished(tiny_nft, tmp_path / "edit_trainer")
-    _edit(root / "src/repro/core/rlvr/trainer.py")
+    edit(root / "src/repro/core/rlvr/trainer.py")
     jobs = planned_jobs(root, "paper_nft")
     assert "nft_sft" not in jobs and jobs["nft_train"] > 0 and jobs["nft_equivalence"] == 1
     rove_plan = snakemake(root, "-n", "paper_rove").stdout

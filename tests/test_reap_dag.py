@@ -8,8 +8,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs
 
 
 def _settings(root, scale="tiny"):
@@ -77,19 +76,10 @@ def test_tiny_dag_outputs(tiny_reap):
     assert len(train_log["steps"]) == s["train"]["steps"]
 
 
-def test_finished_dag_plans_nothing(tiny_reap):
-    assert planned_jobs(tiny_reap, "paper_reap") == {}
-
 
 def test_editing_pruning_code_reruns_evaluation_not_training(tiny_reap, tmp_path):
     root = copy_finished(tiny_reap, tmp_path / "edit_prune")
-    _edit(root / "src/repro/papers/reap/prune.py")
+    edit(root / "src/repro/papers/reap/prune.py")
     assert planned_jobs(root, "paper_reap") == {
         "reap_reference": 1, "reap_evaluate": _n_evals(_settings(root)), "reap_report": 1,
         "paper_reap": 1}
-
-
-def test_editing_the_report_reruns_only_the_report(tiny_reap, tmp_path):
-    root = copy_finished(tiny_reap, tmp_path / "edit_report")
-    _edit(root / "src/repro/papers/reap/report.py")
-    assert planned_jobs(root, "paper_reap") == {"reap_report": 1, "paper_reap": 1}

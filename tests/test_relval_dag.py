@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs
 
 from repro.papers.relval.report import atari_aggregate, iqm
 
@@ -64,13 +63,10 @@ def test_tiny_dag_outputs(tiny_relval):
     assert run["env"] == "CartPole-v1" and run["agent"] == "ppo_rv" and run["curve"]
 
 
-def test_finished_dag_plans_nothing(tiny_relval):
-    assert planned_jobs(tiny_relval, "paper_relval") == {}
-
 
 def test_editing_the_agent_reruns_the_runs_not_the_theory(tiny_relval, tmp_path):
     root = copy_finished(tiny_relval, tmp_path / "edit_ppo")
-    _edit(root / "src/repro/papers/relval/ppo.py")
+    edit(root / "src/repro/papers/relval/ppo.py")
     assert planned_jobs(root, "paper_relval") == {
         "relval_train": _n_runs(_settings(root)), "relval_report": 1, "paper_relval": 1}
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs, snakemake
+from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
 ROVE_RULES = {"rove_fetch", "rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
               "rove_math_fetch", "rove_math_base", "rove_math_train", "rove_math_evaluate",
@@ -19,14 +17,6 @@ def _settings(root):
     from repro.core.config import resolve_scale
     return resolve_scale(yaml.safe_load((root / "config/papers/rove.yaml").read_text()), "tiny")
 
-
-def _edit(path):
-    """A real edit: new content and a strictly newer mtime (Snakemake ignores a bare touch
-    whose content checksum it has on record)."""
-    with open(path, "a") as f:
-        f.write("# an edit\n")
-    t = time.time() + 5
-    os.utime(path, (t, t))
 
 
 def test_fresh_plan_covers_the_whole_rove_dag(tmp_path):
@@ -72,13 +62,10 @@ def test_tiny_dag_outputs(tiny_rove):
     assert list((tiny_rove / "logs/tiny/rove").glob("train_*.log"))
 
 
-def test_finished_dag_plans_nothing(tiny_rove):
-    assert planned_jobs(tiny_rove, "paper_rove") == {}
-
 
 def test_editing_train_code_reruns_only_rove_train_evaluate_report(tiny_rove, tmp_path):
     root = copy_finished(tiny_rove, tmp_path / "edit_train")
-    _edit(root / "src/repro/papers/rove/train.py")
+    edit(root / "src/repro/papers/rove/train.py")
     s = _settings(root)
     n_runs = len(s["countdown"]["methods"]) * len(s["seeds"])
     n_math = len(s["math"]["methods"]) * len(s["seeds"])
@@ -89,7 +76,7 @@ def test_editing_train_code_reruns_only_rove_train_evaluate_report(tiny_rove, tm
 
 def test_editing_math_task_code_reruns_only_the_math_jobs(tiny_rove, tmp_path):
     root = copy_finished(tiny_rove, tmp_path / "edit_math")
-    _edit(root / "src/repro/core/rlvr/math_task.py")
+    edit(root / "src/repro/core/rlvr/math_task.py")
     s = _settings(root)
     n_math = len(s["math"]["methods"]) * len(s["seeds"])
     jobs = planned_jobs(root, "paper_rove")
@@ -100,7 +87,7 @@ def test_editing_math_task_code_reruns_only_the_math_jobs(tiny_rove, tmp_path):
 
 def test_editing_plot_code_reruns_only_the_report(tiny_rove, tmp_path):
     root = copy_finished(tiny_rove, tmp_path / "edit_plots")
-    _edit(root / "src/repro/papers/rove/plots.py")
+    edit(root / "src/repro/papers/rove/plots.py")
     assert planned_jobs(root, "paper_rove") == {"rove_report": 1, "paper_rove": 1}
 
 

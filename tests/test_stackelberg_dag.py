@@ -7,8 +7,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs, snakemake
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
 
 def _settings(root, scale="tiny"):
@@ -98,21 +97,12 @@ def test_tiny_dag_outputs(tiny_stackelberg):
     assert c["t"][-1] == max(s["horizons"]) and len(c["t"]) == len(c["regret"]) > 3
 
 
-def test_finished_dag_plans_nothing(tiny_stackelberg):
-    assert planned_jobs(tiny_stackelberg, "paper_stackelberg") == {}
-
 
 def test_editing_an_algorithm_reruns_every_run_and_the_report(tiny_stackelberg, tmp_path):
     root = copy_finished(tiny_stackelberg, tmp_path / "edit_algorithms")
-    _edit(root / "src/repro/papers/stackelberg/algorithms.py")
+    edit(root / "src/repro/papers/stackelberg/algorithms.py")
     assert planned_jobs(root, "paper_stackelberg") == _plan(_settings(root))
 
-
-def test_editing_the_report_reruns_only_the_report(tiny_stackelberg, tmp_path):
-    root = copy_finished(tiny_stackelberg, tmp_path / "edit_report")
-    _edit(root / "src/repro/papers/stackelberg/report.py")
-    assert planned_jobs(root, "paper_stackelberg") == {"stackelberg_report": 1,
-                                                       "paper_stackelberg": 1}
 
 
 def test_same_seed_gives_byte_identical_runs(tiny_stackelberg, tmp_path):

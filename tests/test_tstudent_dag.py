@@ -7,8 +7,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs, snakemake
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
 
 def _settings(root, scale="tiny"):
@@ -76,13 +75,10 @@ def test_tiny_dag_outputs(tiny_tstudent):
     assert {"real_excess", "accuracy", "accuracy_ratio"} <= set(dig["final"])
 
 
-def test_finished_dag_plans_nothing(tiny_tstudent):
-    assert planned_jobs(tiny_tstudent, "paper_tstudent") == {}
-
 
 def test_editing_the_student_reruns_the_students_not_data_or_cnn(tiny_tstudent, tmp_path):
     root = copy_finished(tiny_tstudent, tmp_path / "edit_student")
-    _edit(root / "src/repro/papers/tstudent/student.py")
+    edit(root / "src/repro/papers/tstudent/student.py")
     n_train, n_digits = _n(_settings(root))
     assert planned_jobs(root, "paper_tstudent") == {
         "tstudent_train": n_train, "tstudent_digits": n_digits, "tstudent_report": 1,
@@ -91,17 +87,12 @@ def test_editing_the_student_reruns_the_students_not_data_or_cnn(tiny_tstudent, 
 
 def test_editing_the_image_code_reruns_only_the_image_case(tiny_tstudent, tmp_path):
     root = copy_finished(tiny_tstudent, tmp_path / "edit_digits")
-    _edit(root / "src/repro/papers/tstudent/digits.py")
+    edit(root / "src/repro/papers/tstudent/digits.py")
     _, n_digits = _n(_settings(root))
     assert planned_jobs(root, "paper_tstudent") == {
         "tstudent_fetch": 1, "tstudent_cnn": 1, "tstudent_digits": n_digits,
         "tstudent_report": 1, "paper_tstudent": 1}
 
-
-def test_editing_the_report_reruns_only_the_report(tiny_tstudent, tmp_path):
-    root = copy_finished(tiny_tstudent, tmp_path / "edit_report")
-    _edit(root / "src/repro/papers/tstudent/report.py")
-    assert planned_jobs(root, "paper_tstudent") == {"tstudent_report": 1, "paper_tstudent": 1}
 
 
 def test_same_seed_gives_byte_identical_runs(tiny_tstudent, tmp_path):

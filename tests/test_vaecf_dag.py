@@ -8,8 +8,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, planned_jobs
-from test_rove_dag import _edit
+from conftest import copy_finished, copy_repo, edit, planned_jobs
 
 
 def _settings(root, scale="tiny"):
@@ -103,13 +102,10 @@ def test_tiny_runs_are_deterministic(tiny_vaecf, tmp_path):
     assert a["curve"] == b["curve"] and a["per_user"] == b["per_user"]
 
 
-def test_finished_dag_plans_nothing(tiny_vaecf):
-    assert planned_jobs(tiny_vaecf, "paper_vaecf") == {}
-
 
 def test_editing_proximity_reruns_only_the_analysis(tiny_vaecf, tmp_path):
     root = copy_finished(tiny_vaecf, tmp_path / "edit_prox")
-    _edit(root / "src/repro/papers/vaecf/proximity.py")
+    edit(root / "src/repro/papers/vaecf/proximity.py")
     s = _settings(root)
     assert planned_jobs(root, "paper_vaecf") == {
         "vaecf_proximity": _n_prox(s), "vaecf_report": 1, "paper_vaecf": 1}
@@ -117,14 +113,8 @@ def test_editing_proximity_reruns_only_the_analysis(tiny_vaecf, tmp_path):
 
 def test_editing_the_model_reruns_training_not_the_data(tiny_vaecf, tmp_path):
     root = copy_finished(tiny_vaecf, tmp_path / "edit_model")
-    _edit(root / "src/repro/papers/vaecf/model.py")
+    edit(root / "src/repro/papers/vaecf/model.py")
     s = _settings(root)
     assert planned_jobs(root, "paper_vaecf") == {
         "vaecf_train": _n_runs(s), "vaecf_proximity": _n_prox(s), "vaecf_report": 1,
         "paper_vaecf": 1}
-
-
-def test_editing_the_report_reruns_only_the_report(tiny_vaecf, tmp_path):
-    root = copy_finished(tiny_vaecf, tmp_path / "edit_report")
-    _edit(root / "src/repro/papers/vaecf/report.py")
-    assert planned_jobs(root, "paper_vaecf") == {"vaecf_report": 1, "paper_vaecf": 1}

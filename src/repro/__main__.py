@@ -2,6 +2,7 @@
 
     python -m repro dvc-yaml              # regenerate dvc.yaml from the workflow
     python -m repro plan paper_rove --config scale=tiny [--forceall] [--json]
+    python -m repro new-paper <id> --title "..."   # a working skeleton of a new paper
     python -m repro push rove --scale small
     python -m repro restore rove --scale small
 """
@@ -27,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--forceall", action="store_true", help="every job, as if nothing existed")
     pl.add_argument("--json", action="store_true",
                     help="one JSON object per job: rule, paper, phase, inputs, outputs, resources")
+    np_ = sub.add_parser("new-paper", help="write a working skeleton of a new paper")
+    np_.add_argument("paper", help="the paper's id (a Python package name: [a-z][a-z0-9_]*)")
+    np_.add_argument("--title", required=True)
+    np_.add_argument("--no-dvc-yaml", action="store_true",
+                     help="do not regenerate dvc.yaml (do it later: python -m repro dvc-yaml)")
     for name, what in (("push", "push a paper's artifacts and the run cache to the remote"),
                        ("restore", "pull a paper's artifacts; make Snakemake accept them")):
         p = sub.add_parser(name, help=what)
@@ -48,6 +54,20 @@ def main(argv: list[str] | None = None) -> int:
                     return 1
                 return 0
             write_text(repo / "dvc.yaml", text)
+        elif a.cmd == "new-paper":
+            from repro.scaffold import new_paper
+
+            try:
+                written = new_paper(repo, a.paper, a.title)
+            except ValueError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+            print("wrote\n  " + "\n  ".join(written))
+            if not a.no_dvc_yaml:
+                write_text(repo / "dvc.yaml", artifacts.dvc_yaml(repo))
+                print("regenerated dvc.yaml")
+            print(f"next: snakemake paper_{a.paper} --config scale=tiny; "
+                  f"pytest tests/test_papers.py -k {a.paper} tests/test_{a.paper}_method.py")
         elif a.cmd == "plan":
             return _plan(repo, a)
         elif a.cmd == "push":

@@ -25,6 +25,7 @@ import yaml
 from repro.core.config import SCALES
 from repro.core.workflow import PHASES, registered_papers
 
+
 class ArtifactError(RuntimeError):
     """One line telling the user what went wrong and what to do."""
 

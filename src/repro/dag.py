@@ -99,7 +99,8 @@ def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | N
         lines = sink.getvalue().strip().splitlines()
         raise PlanError(lines[-1] if lines else f"snakemake exited with {err.code}") from err
     except Exception as err:
-        raise PlanError(f"snakemake could not plan {target or 'the default target'}: {err}") from err
+        what = target or "the default target"
+        raise PlanError(f"snakemake could not plan {what}: {err}") from err
     finally:
         os.chdir(cwd)
         logger.removeHandler(handler)

@@ -30,12 +30,12 @@ P.phases(
     }
 )
 
+
 wildcard_constraints:
     seed=r"\d+",
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*core("rlvr/data", "rlvr/countdown"), *P.job],
         config=P.config,
@@ -43,14 +43,15 @@ rule fetch:
         train=f"{P.data}/train.jsonl",
         test=f"{P.data}/test.jsonl",
         source=f"{P.data}/source.json",
+    log:
+        f"{P.logs}/fetch.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.train),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/fetch.log",
     message:
         f"{LABEL}: fetch Countdown problems (scale {P.scale})"
     shell:
@@ -65,16 +66,16 @@ rule sft:
         train=rules.fetch.output.train,
     output:
         base=directory(f"{CD}/base"),
+    log:
+        f"{P.logs}/sft.log",
+    conda:
+        P.env
+    resources:
+        **RES["sft"],
+        gpu=P.gpu,
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.train),
-    resources:
-        gpu=P.gpu,
-        **RES["sft"],
-    conda:
-        P.env
-    log:
-        f"{P.logs}/sft.log",
     message:
         f"{LABEL}: supervised warm-up of the Countdown base policy"
     shell:
@@ -91,18 +92,18 @@ rule train:
     output:
         # the trained policy, with train_log.json (reward, entropy, rollouts per step) beside it
         run=directory(f"{CD}/{{method}}/seed{{seed}}"),
+    log:
+        f"{P.logs}/train_{{method}}_seed{{seed}}.log",
     wildcard_constraints:
         method="|".join(METHODS) or "none",
+    conda:
+        P.env
+    resources:
+        **RES["train"],
+        gpu=P.gpu,
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.train),
-    resources:
-        gpu=P.gpu,
-        **RES["train"],
-    conda:
-        P.env
-    log:
-        f"{P.logs}/train_{{method}}_seed{{seed}}.log",
     message:
         f"{LABEL}: Countdown RL with {{wildcards.method}}, seed {{wildcards.seed}}"
     shell:
@@ -123,18 +124,18 @@ rule evaluate:
         ),
     output:
         metrics=f"{CD}/eval/{{evalmethod}}_seed{{seed}}.json",
+    log:
+        f"{P.logs}/evaluate_{{evalmethod}}_seed{{seed}}.log",
     wildcard_constraints:
         evalmethod="|".join(["base", *METHODS]),
+    conda:
+        P.env
+    resources:
+        **RES["evaluate"],
+        gpu=P.gpu,
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.test),
-    resources:
-        gpu=P.gpu,
-        **RES["evaluate"],
-    conda:
-        P.env
-    log:
-        f"{P.logs}/evaluate_{{evalmethod}}_seed{{seed}}.log",
     message:
         f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on held-out problems"
     shell:
@@ -146,7 +147,6 @@ rule evaluate:
 if MATH_ON:
 
     rule math_fetch:
-        localrule: True
         input:
             code=[*core("rlvr/math_task"), *P.job],
             config=P.config,
@@ -154,14 +154,15 @@ if MATH_ON:
             train=f"{MATH_DATA}/train.jsonl",
             test=f"{MATH_DATA}/test.jsonl",
             source=f"{MATH_DATA}/source.json",
+        log:
+            f"{P.logs}/math_fetch.log",
+        localrule: True
+        conda:
+            P.env
         params:
             scale=P.scale,
             mirror=P.mirror,
             out=lambda w, output: os.path.dirname(output.train),
-        conda:
-            P.env
-        log:
-            f"{P.logs}/math_fetch.log",
         message:
             f"{LABEL}: fetch the math training set and benchmarks (scale {P.scale})"
         shell:
@@ -175,16 +176,16 @@ if MATH_ON:
             train=rules.math_fetch.output.train,
         output:
             base=directory(f"{MATH}/base"),
+        log:
+            f"{P.logs}/math_base.log",
+        conda:
+            P.env
+        resources:
+            **RES["math_base"],
+            gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
-        resources:
-            gpu=P.gpu,
-            **RES["math_base"],
-        conda:
-            P.env
-        log:
-            f"{P.logs}/math_base.log",
         message:
             f"{LABEL}: the math base policy (the pretrained model as is; warmed up at tiny)"
         shell:
@@ -199,18 +200,18 @@ if MATH_ON:
             base=rules.math_base.output.base,
         output:
             run=directory(f"{MATH}/{{method}}/seed{{seed}}"),
+        log:
+            f"{P.logs}/math_train_{{method}}_seed{{seed}}.log",
         wildcard_constraints:
             method="|".join(MATH_METHODS) or "none",
+        conda:
+            P.env
+        resources:
+            **RES["math_train"],
+            gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
-        resources:
-            gpu=P.gpu,
-            **RES["math_train"],
-        conda:
-            P.env
-        log:
-            f"{P.logs}/math_train_{{method}}_seed{{seed}}.log",
         message:
             f"{LABEL}: math RL with {{wildcards.method}}, seed {{wildcards.seed}}"
         shell:
@@ -230,18 +231,18 @@ if MATH_ON:
             ),
         output:
             metrics=f"{MATH}/eval/{{evalmethod}}_seed{{seed}}.json",
+        log:
+            f"{P.logs}/math_evaluate_{{evalmethod}}_seed{{seed}}.log",
         wildcard_constraints:
             evalmethod="|".join(["base", *MATH_METHODS]),
+        conda:
+            P.env
+        resources:
+            **RES["math_evaluate"],
+            gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.test),
-        resources:
-            gpu=P.gpu,
-            **RES["math_evaluate"],
-        conda:
-            P.env
-        log:
-            f"{P.logs}/math_evaluate_{{evalmethod}}_seed{{seed}}.log",
         message:
             f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on the math"
             " benchmarks"

@@ -23,21 +23,21 @@ P.phases(
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*P.src("data"), *P.job],
         config=P.config,
     output:
         descriptors=f"{P.data}/descriptors.npz",
         source=f"{P.data}/source.json",
+    log:
+        f"{P.logs}/fetch.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         mirror=P.mirror,
         source=S["real"]["source"],
-    conda:
-        P.env
-    log:
-        f"{P.logs}/fetch.log",
     message:
         "Hadamard DP: covariance descriptors of {params.source} images (scale {params.scale})"
     shell:
@@ -51,19 +51,19 @@ rule grid:
         config=P.config,
     output:
         cell=f"{P.out}/grid/{{metric}}_m{{m}}.json",
+    log:
+        f"{P.logs}/grid_{{metric}}_m{{m}}.log",
     wildcard_constraints:
         metric="|".join(METRICS),
         m="|".join(MS),
-    params:
-        scale=P.scale,
+    conda:
+        P.env
     resources:
         runtime=60,
         mem_mb=4000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/grid_{{metric}}_m{{m}}.log",
+    params:
+        scale=P.scale,
     message:
         "Hadamard DP: EWG / EWL / MCMC RL on {wildcards.metric}, m={wildcards.m}, every budget"
     shell:
@@ -80,16 +80,16 @@ rule realdata:
         source=rules.fetch.output.source,
     output:
         result=f"{P.out}/realdata.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/realdata.log",
+    conda:
+        P.env
     resources:
         runtime=120,
         mem_mb=8000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/realdata.log",
+    params:
+        scale=P.scale,
     message:
         "Hadamard DP: private class means of the image covariance descriptors"
     shell:
@@ -103,16 +103,16 @@ rule footpoint:
         config=P.config,
     output:
         result=f"{P.out}/footpoint.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/footpoint.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/footpoint.log",
+    params:
+        scale=P.scale,
     message:
         "Hadamard DP: footpoint ablation (data moved away from the footpoint)"
     shell:
@@ -126,16 +126,16 @@ rule privacy:
         config=P.config,
     output:
         result=f"{P.out}/privacy.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/privacy.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=4000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/privacy.log",
+    params:
+        scale=P.scale,
     message:
         "Hadamard DP: empirical privacy check on neighbouring data sets, with controls"
     shell:
@@ -166,7 +166,6 @@ FIGURES = [
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -180,13 +179,14 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="Hadamard DP", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "Hadamard DP: utility / runtime tables, figures and the claims ledger"
     shell:

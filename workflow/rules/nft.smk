@@ -51,17 +51,17 @@ rule equivalence:
         base=rules.sft.output.base,
     output:
         result=f"{P.out}/equivalence.json",
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.train),
+    log:
+        f"{P.logs}/equivalence.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=4000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/equivalence.log",
+    params:
+        scale=P.scale,
+        data=lambda w, input: os.path.dirname(input.train),
     message:
         "NFT: NFT vs GRPO / Dr.GRPO gradients on on-policy and off-policy batches (Prop. 4.2)"
     shell:
@@ -86,7 +86,6 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("equivalence", "passk", "entropy
 
 
 rule report:
-    localrule: True
     input:
         code=[
             *P.src("report"),
@@ -107,9 +106,7 @@ rule report:
             else []
         ),
         math_runs=(
-            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS)
-            if MATH_ON
-            else []
+            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS) if MATH_ON else []
         ),
     output:
         tables=[report(t, category="NFT", subcategory="tables") for t in TABLES],
@@ -117,6 +114,11 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="NFT", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
@@ -126,10 +128,6 @@ rule report:
             if MATH_ON
             else ""
         ),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "NFT: tables, figures and the claims ledger"
     shell:

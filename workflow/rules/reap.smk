@@ -29,7 +29,6 @@ P.phases(
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*P.src("data"), *P.job],
         config=P.config,
@@ -38,14 +37,15 @@ rule fetch:
         prefixes=f"{P.data}/prefixes.jsonl",
         calibration=f"{P.data}/calibration.jsonl",
         source=f"{P.data}/source.json",
+    log:
+        f"{P.logs}/fetch.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.docs),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/fetch.log",
     message:
         "REAP: stdlib code + reference-manual prose, splits and function prefixes"
         " (scale {params.scale})"
@@ -62,18 +62,18 @@ rule train:
     output:
         # weights + config + model.json, and train_log.json (loss, router entropy, usage)
         model=directory(f"{P.out}/model"),
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.docs),
+    log:
+        f"{P.logs}/train.log",
+    conda:
+        P.env
     threads: S["train"]["threads"] if S["model"]["kind"] == "scratch" else 1
     resources:
         runtime=10,  # at full only a pointer to the hub checkpoint
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/train.log",
+    params:
+        scale=P.scale,
+        data=lambda w, input: os.path.dirname(input.docs),
     message:
         "REAP: train the Qwen3-MoE until its router specialises (full: point at the hub model)"
     shell:
@@ -91,18 +91,18 @@ rule observe:
     output:
         obs=f"{P.out}/observe/seed{{seed}}.pt",
         summary=f"{P.out}/observe/seed{{seed}}.json",
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.docs),
+    log:
+        f"{P.logs}/observe_seed{{seed}}.log",
+    conda:
+        P.env
     resources:
         gpu=GPU,
         runtime=240,
         mem_mb=128000,
         cpus_per_task=8,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/observe_seed{{seed}}.log",
+    params:
+        scale=P.scale,
+        data=lambda w, input: os.path.dirname(input.docs),
     message:
         "REAP: calibration statistics (frequency, EAN, REAP, merging criteria),"
         " seed {wildcards.seed}"
@@ -122,19 +122,19 @@ rule reference:
         model=rules.train.output.model,
     output:
         metrics=f"{P.out}/eval/unpruned.json",
-    params:
-        scale=P.scale,
-        seed=REF_SEED,
-        data=lambda w, input: os.path.dirname(input.docs),
+    log:
+        f"{P.logs}/evaluate_unpruned.log",
+    conda:
+        P.env
     resources:
         gpu=GPU,
         runtime=1440,
         mem_mb=128000,
         cpus_per_task=16,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/evaluate_unpruned.log",
+    params:
+        scale=P.scale,
+        seed=REF_SEED,
+        data=lambda w, input: os.path.dirname(input.docs),
     message:
         "REAP: evaluate the unpruned model (the reference continuations)"
     shell:
@@ -155,21 +155,21 @@ rule evaluate:
         reference=rules.reference.output.metrics,
     output:
         metrics=f"{P.out}/eval/{{method}}_r{{ratio}}_seed{{seed}}.json",
+    log:
+        f"{P.logs}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.log",
     wildcard_constraints:
         method="|".join(METHODS),
         ratio="|".join(map(str, RATIOS)),
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.docs),
+    conda:
+        P.env
     resources:
         gpu=GPU,
         runtime=1440,
         mem_mb=128000,
         cpus_per_task=16,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.log",
+    params:
+        scale=P.scale,
+        data=lambda w, input: os.path.dirname(input.docs),
     message:
         "REAP: {wildcards.method} at {wildcards.ratio}% (calibration seed {wildcards.seed}),"
         " then evaluate"
@@ -194,7 +194,6 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("compression", "router")]
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -207,14 +206,15 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="REAP", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
         train_log=lambda w, input: os.path.join(input.model, "train_log.json"),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "REAP: compression tables beside the paper's, router statistics, figures, claims ledger"
     shell:

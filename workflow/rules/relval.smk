@@ -26,16 +26,16 @@ rule theory:
         config=P.config,
     output:
         result=f"{P.out}/theory.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/theory.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/theory.log",
+    params:
+        scale=P.scale,
     message:
         "RelVal: pairwise Bellman contraction, fixed point, targets, R-GAE on random MDPs"
     shell:
@@ -49,12 +49,13 @@ rule train:
         config=P.config,
     output:
         run=f"{P.out}/runs/{{env}}/{{agent}}/seed{{seed}}.json",
+    log:
+        f"{P.logs}/train_{{env}}_{{agent}}_seed{{seed}}.log",
     wildcard_constraints:
         env="|".join(ENV_OF) or "none",
         agent="|".join(AGENTS),
-    params:
-        scale=P.scale,
-        env_id=lambda w: ENV_OF[w.env],
+    conda:
+        P.env
     resources:
         # Atari at full: one GPU per run, as the paper; classic control stays on a CPU.
         # 10M agent steps take ~65 min on an A100 per the paper; 6 h leaves room.
@@ -62,10 +63,9 @@ rule train:
         runtime=360,
         mem_mb=16000,
         cpus_per_task=8,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/train_{{env}}_{{agent}}_seed{{seed}}.log",
+    params:
+        scale=P.scale,
+        env_id=lambda w: ENV_OF[w.env],
     message:
         "RelVal: {wildcards.agent} on {params.env_id}, seed {wildcards.seed}"
     shell:
@@ -83,7 +83,6 @@ FIGURES = [f"{P.out}/figures/curves_{slug(e)}.png" for e in ENV_OF.values()]
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -95,13 +94,14 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="RelVal", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "RelVal: tables, learning curves and the claims ledger"
     shell:

@@ -41,16 +41,16 @@ rule toy:
         config=P.config,
     output:
         metrics=f"{P.out}/toy/metrics.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/toy.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/toy.log",
+    params:
+        scale=P.scale,
     message:
         "ROVER: Fig. 5 toy, Q-learning vs ROVER over seeds"
     shell:
@@ -64,16 +64,16 @@ rule theorem:
         config=P.config,
     output:
         result=f"{P.out}/theorem.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/theorem.log",
+    conda:
+        P.env
     resources:
         runtime=30,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/theorem.log",
+    params:
+        scale=P.scale,
     message:
         "ROVER: check greedy-on-uniform-Q optimality on random tree MDPs"
     shell:
@@ -92,7 +92,6 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("toy_policies", "passk", "entrop
 
 
 rule report:
-    localrule: True
     input:
         code=[
             *P.src("report", "plots"),
@@ -114,9 +113,7 @@ rule report:
             else []
         ),
         math_runs=(
-            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS)
-            if MATH_ON
-            else []
+            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS) if MATH_ON else []
         ),
     output:
         tables=[report(t, category="ROVER", subcategory="tables") for t in TABLES],
@@ -124,6 +121,11 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="ROVER", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
@@ -133,10 +135,6 @@ rule report:
             if MATH_ON
             else ""
         ),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "ROVER: tables, figures and the claims ledger"
     shell:

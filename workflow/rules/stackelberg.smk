@@ -27,6 +27,7 @@ TUNED = [
 ]
 P.phases({"train": ["run", "tune", "tuned"], "report": ["report"]})
 
+
 wildcard_constraints:
     seed=r"\d+",
 
@@ -37,18 +38,18 @@ rule run:
         config=P.config,
     output:
         run=f"{P.out}/runs/{{env}}/seed{{seed}}.json",
+    log:
+        f"{P.logs}/run_{{env}}_seed{{seed}}.log",
     wildcard_constraints:
         env="|".join(ENVS),
-    params:
-        scale=P.scale,
+    conda:
+        P.env
     resources:
         runtime=60,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/run_{{env}}_seed{{seed}}.log",
+    params:
+        scale=P.scale,
     message:
         "Stackelberg: every algorithm on environment {wildcards.env}, seed {wildcards.seed}"
     shell:
@@ -62,17 +63,17 @@ rule tune:
         config=P.config,
     output:
         run=f"{P.out}/ablation/tune/seed{{seed}}.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/tune_seed{{seed}}.log",
+    conda:
+        P.env
     resources:
         # one tuning seed: every algorithm x constant of the grid, paper game
         runtime=120,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/tune_seed{{seed}}.log",
+    params:
+        scale=P.scale,
     message:
         "Stackelberg ablation: every exploration constant on tuning seed {wildcards.seed}"
     shell:
@@ -88,16 +89,16 @@ rule tuned:
         main=f"{P.out}/runs/{AB['env']}/seed{{seed}}.json",
     output:
         run=f"{P.out}/ablation/tuned/seed{{seed}}.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/tuned_seed{{seed}}.log",
+    conda:
+        P.env
     resources:
         runtime=60,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/tuned_seed{{seed}}.log",
+    params:
+        scale=P.scale,
     message:
         "Stackelberg ablation: every algorithm at its tuned constant on main seed {wildcards.seed}"
     shell:
@@ -115,7 +116,6 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T")]
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -128,13 +128,14 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="Stackelberg", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "Stackelberg: regret tables beside the paper's rates, slopes, tuned constants, regret"
         " curves, claims ledger"

@@ -14,25 +14,26 @@ DIGITS_RUNS = [f"{P.out}/digits/seed{s}.json" for s in S["seeds"]]
 MODEL = P.src("teachers", "student", "train")
 P.phases({"fetch": ["fetch"], "train": ["cnn", "train", "digits"], "report": ["report"]})
 
+
 wildcard_constraints:
     seed=r"\d+",
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*P.src("digits"), *P.job],
         config=P.config,
     output:
         images=f"{P.data}/images.npz",
         source=f"{P.data}/source.json",
+    log:
+        f"{P.logs}/fetch.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         mirror=P.mirror,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/fetch.log",
     message:
         "Transformers-as-students: fetch images ({params.scale}: digits, or MNIST at full)"
     shell:
@@ -47,17 +48,17 @@ rule cnn:
         images=rules.fetch.output.images,
     output:
         cnn=f"{P.out}/digits/cnn.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/cnn.log",
+    conda:
+        P.env
     resources:
         # the image CNN teacher on MNIST at full (60k images, 5 epochs)
         runtime=60,
         mem_mb=8000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/cnn.log",
+    params:
+        scale=P.scale,
     message:
         "Transformers-as-students: train the image CNN teacher (first layer: conv + avg pooling)"
     shell:
@@ -71,18 +72,18 @@ rule train:
         config=P.config,
     output:
         run=f"{P.out}/runs/{{setting}}/seed{{seed}}.json",
+    log:
+        f"{P.logs}/train_{{setting}}_seed{{seed}}.log",
     wildcard_constraints:
         setting="|".join(SETTINGS),
-    params:
-        scale=P.scale,
+    conda:
+        P.env
     resources:
         runtime=60,
         mem_mb=2000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/train_{{setting}}_seed{{seed}}.log",
+    params:
+        scale=P.scale,
     message:
         "Transformers-as-students: student of the {wildcards.setting} teacher,"
         " seed {wildcards.seed}"
@@ -99,17 +100,17 @@ rule digits:
         cnn=rules.cnn.output.cnn,
     output:
         run=f"{P.out}/digits/seed{{seed}}.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/digits_seed{{seed}}.log",
+    conda:
+        P.env
     resources:
         # the student of the CNN's first layer, evaluated on MNIST's test set at full
         runtime=120,
         mem_mb=4000,
         cpus_per_task=1,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/digits_seed{{seed}}.log",
+    params:
+        scale=P.scale,
     message:
         "Transformers-as-students: student of the image CNN's first layer, seed {wildcards.seed}"
     shell:
@@ -127,7 +128,6 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("curves", "recovery", "attention
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -141,13 +141,14 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="TStudent", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "Transformers-as-students: rate and recovery tables, curves, heatmaps, claims ledger"
     shell:

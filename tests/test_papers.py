@@ -1,0 +1,110 @@
+"""What every registered paper owes, checked over the registry (config/papers/*.yaml): its tiny
+DAG's outputs, that a finished DAG plans nothing, that edits rerun exactly what they should,
+that the same seeds give byte-identical tables, that its full-scale plan builds, and that every
+rule has a phase. Paper test files keep only what is specific to their paper."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+import yaml
+from conftest import PAPERS, copy_finished, copy_repo, edit, plan, planned_jobs, snakemake
+
+VERDICTS = {"holds", "does not hold", "not testable at this scale"}
+PNG = b"\x89PNG\r\n\x1a\n"
+
+pytestmark = pytest.mark.parametrize("pid", PAPERS)
+
+
+def _cfg(root, pid):
+    return yaml.safe_load((root / f"config/papers/{pid}.yaml").read_text())
+
+
+def _report_outputs(root, pid) -> list[str]:
+    (report,) = [j for j in plan(root, f"paper_{pid}", forceall=True)
+                 if j["rule"] == f"{pid}_report"]
+    return report["outputs"]
+
+
+def test_tiny_dag_outputs(pid, tiny_run):
+    root = tiny_run(pid)
+    out = root / f"results/tiny/{pid}"
+    cfg = _cfg(root, pid)
+    claims = json.loads((out / "claims.json").read_text())
+    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
+    for c in claims:
+        assert c["verdict"] in VERDICTS, c
+        assert c["claim"] and isinstance(c["values"], dict)
+    assert pid in (out / "claims.md").read_text()
+    records = json.loads((out / "records.json").read_text())
+    assert isinstance(records, list) and records
+    outputs = _report_outputs(root, pid)
+    tables = [o for o in outputs if "/tables/" in o]
+    assert tables and {o.rsplit(".", 1)[0] for o in tables if o.endswith(".csv")} == {
+        o.rsplit(".", 1)[0] for o in tables if o.endswith(".md")}
+    for t in tables:
+        assert (root / t).stat().st_size > 0, t
+    assert f"results/tiny/{pid}/tables/paper_reported.csv" in tables  # the paper's numbers
+    figures = [o for o in outputs if o.endswith(".png")]
+    assert figures
+    for f in figures:
+        assert (root / f).read_bytes()[:8] == PNG, f
+    assert list((root / f"logs/tiny/{pid}").glob("*.log"))
+
+
+def test_finished_dag_plans_nothing(pid, tiny_run):
+    assert planned_jobs(tiny_run(pid), f"paper_{pid}") == {}
+
+
+def test_editing_the_report_module_reruns_only_the_report(pid, tiny_run, tmp_path):
+    root = copy_finished(tiny_run(pid), tmp_path / "edit_report")
+    edit(root / f"src/repro/papers/{pid}/report.py")
+    assert planned_jobs(root, f"paper_{pid}") == {f"{pid}_report": 1, f"paper_{pid}": 1}
+
+
+def test_editing_the_config_reruns_what_reads_it(pid, tiny_run, tmp_path):
+    root = copy_finished(tiny_run(pid), tmp_path / "edit_config")
+    jobs = plan(root, f"paper_{pid}", forceall=True)
+    config = f"config/papers/{pid}.yaml"
+    made_by = {o: j for j in jobs for o in j["outputs"]}
+    stale: set[int] = set()
+
+    def reads_config(j) -> bool:  # directly or through anything upstream
+        if id(j) not in stale and (config in j["inputs"] or any(
+                reads_config(made_by[i]) for i in j["inputs"] if i in made_by)):
+            stale.add(id(j))
+        return id(j) in stale
+
+    want = Counter(j["rule"] for j in jobs if reads_config(j) or not j["outputs"])
+    assert want[f"{pid}_report"] == 1
+    edit(root / config)
+    assert planned_jobs(root, f"paper_{pid}") == dict(want)
+
+
+def test_same_seeds_give_byte_identical_tables(pid, tiny_run, tmp_path):
+    first = tiny_run(pid)
+    again = copy_repo(tmp_path / "again")
+    snakemake(again, f"paper_{pid}", "--cores", "2")
+    outputs = _report_outputs(first, pid)
+    for o in outputs:
+        if o.endswith((".csv", ".md", ".json")):
+            assert (again / o).read_bytes() == (first / o).read_bytes(), o
+
+
+def test_full_scale_plan_builds(pid, tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    jobs = plan(root, f"paper_{pid}", scale="full", forceall=True)
+    rules = Counter(j["rule"] for j in jobs)
+    assert rules[f"{pid}_report"] == 1 and rules[f"paper_{pid}"] == 1
+    assert all(j["phase"] for j in jobs if j["outputs"]), "a rule without a phase"
+
+
+def test_every_rule_belongs_to_a_phase(pid, tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    for scale in ("tiny", "small"):
+        jobs = plan(root, f"paper_{pid}", scale=scale, forceall=True)
+        orphans = {j["rule"] for j in jobs if j["outputs"] and not j["phase"]}
+        assert not orphans, f"{pid} at {scale}: no phase for {sorted(orphans)}"
+        assert {j["paper"] for j in jobs if j["outputs"]} == {pid}
