@@ -112,9 +112,17 @@ def test_typed_settings_build_nested_dataclasses_and_reject_unknown_keys():
         name: str
         inner: Inner = field(default_factory=Inner)
         extra: dict = field(default_factory=dict)
+        by_name: dict[str, Inner] = field(default_factory=dict)
+        stages: list[Inner] = field(default_factory=list)
+        maybe: Inner | None = None
 
-    cfg = typed(Outer, {"name": "a", "inner": {"lr": 0.5}, "extra": {"k": 1}})
-    assert cfg == Outer("a", Inner(0.5, 10), {"k": 1})
+    cfg = typed(Outer, {"name": "a", "inner": {"lr": 0.5}, "extra": {"k": 1},
+                        "by_name": {"x": {"steps": 3}}, "stages": [{"lr": 1.0}],
+                        "maybe": {"steps": 7}})
+    assert cfg == Outer("a", Inner(0.5, 10), {"k": 1}, {"x": Inner(0.1, 3)}, [Inner(1.0, 10)],
+                        Inner(0.1, 7))
+    with pytest.raises(ValueError, match=r"by_name\.x: unknown key\(s\) stepz"):
+        typed(Outer, {"name": "a", "by_name": {"x": {"stepz": 3}}})
     with pytest.raises(ValueError, match=r"toy\.inner: unknown key\(s\) lrr"):
         typed(Outer, {"name": "a", "inner": {"lrr": 0.5}}, "toy")
     with pytest.raises(ValueError, match="missing key name"):

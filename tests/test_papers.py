@@ -99,6 +99,10 @@ def test_full_scale_plan_builds(pid, tmp_path):
     rules = Counter(j["rule"] for j in jobs)
     assert rules[f"{pid}_report"] == 1 and rules[f"paper_{pid}"] == 1
     assert all(j["phase"] for j in jobs if j["outputs"]), "a rule without a phase"
+    # SLURM sizes come from the rules: every job that trains or evaluates declares them
+    for j in jobs:
+        if j["phase"] in ("train", "evaluate"):
+            assert {"runtime", "mem_mb", "cpus_per_task"} <= set(j["resources"]), j["rule"]
 
 
 def test_every_rule_belongs_to_a_phase(pid, tmp_path):

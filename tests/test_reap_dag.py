@@ -39,8 +39,6 @@ def test_full_plan_is_the_papers_setting(tmp_path):
     jobs = planned_jobs(root, "paper_reap", scale="full")
     assert jobs["reap_evaluate"] == _n_evals(s) == 5 * 2 * 3
     assert jobs["reap_observe"] == 3 and jobs["reap_train"] == 1
-    prof = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
-    assert {"reap_observe", "reap_evaluate", "reap_reference"} <= set(prof["set-resources"])
 
 
 def test_tiny_dag_outputs(tiny_reap):

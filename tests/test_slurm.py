@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, copy_repo, planned_jobs, snakemake
+from conftest import REPO, copy_repo, plan, planned_jobs, snakemake
 
 PROFILE = "workflow/profiles/slurm"
 ROVE_LOCAL = {"rove_fetch", "rove_math_fetch", "rove_report", "paper_rove"}
@@ -29,26 +29,38 @@ HARNESS = ["--slurm-init-seconds-before-status-checks", "1",
 pytestmark = pytest.mark.slow
 
 
-def fitted_resources(profile_dir: Path) -> list[str]:
-    """The profile's resources, fitted to this one small node: 1 CPU and at most 1 GB per job
-    (full-scale requests like 16 CPUs would never schedule here), runtimes kept as they are, so
-    the test can see each rule's runtime reach SLURM. Returns command-line arguments."""
+def rule_resources(root: Path, target: str, scale: str = "tiny") -> dict[str, dict]:
+    """What each rule of the target declares (runtime, mem_mb, cpus_per_task, gpu), from the
+    workflow's own plan: the resources live in the rules, not in the profile."""
+    keys = ("runtime", "mem_mb", "cpus_per_task", "gpu")
+    return {j["rule"]: {k: v for k, v in j["resources"].items() if k in keys}
+            for j in plan(root, target, scale=scale, forceall=True)}
+
+
+def fitted_resources(profile_dir: Path, declared: dict[str, dict] | None = None) -> list[str]:
+    """The profile's defaults and the rules' own resources, fitted to this one small node: 1 CPU
+    and at most 1 GB per job (full-scale requests like 16 CPUs would never schedule here),
+    runtimes kept as they are, so the test can see each rule's runtime reach SLURM. Returns
+    command-line arguments."""
     prof = yaml.safe_load((profile_dir / "config.yaml").read_text())
 
     def fit(res: dict) -> list[str]:
         fitted = {**res, "cpus_per_task": 1, "mem_mb": min(int(res.get("mem_mb", 1000)), 1000)}
-        return [f"{k}={v}" for k, v in fitted.items() if not str(k).startswith("?")]
+        return [f"{k}={v}" for k, v in fitted.items()
+                if not str(k).startswith("?") and k != "gpu"]
 
     default = fit(prof["default-resources"])
-    per_rule = [f"{rule}:{kv}" for rule, res in prof["set-resources"].items() for kv in fit(res)]
-    return ["--default-resources", *default, "--set-resources", *per_rule]
+    per_rule = [f"{rule}:{kv}" for rule, res in (declared or {}).items()
+                if "runtime" in res for kv in fit(res)]
+    return ["--default-resources", *default, *(["--set-resources", *per_rule] if per_rule
+                                                else [])]
 
 
-def run_via_slurm(root: Path, *args: str, profile: Path) -> tuple[subprocess.CompletedProcess,
-                                                                  float]:
+def run_via_slurm(root: Path, *args: str, profile: Path, declared: dict[str, dict] | None = None
+                  ) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
     proc = snakemake(root, *args, "--workflow-profile", str(profile), *HARNESS,
-                     *fitted_resources(profile))
+                     *fitted_resources(profile, declared))
     return proc, time.monotonic() - t0
 
 
@@ -98,7 +110,8 @@ def slurm_rove(slurm_cluster, tmp_path_factory):
     """`snakemake paper_rove --config scale=tiny` through SLURM, in a fresh repo copy."""
     root = copy_repo(tmp_path_factory.mktemp("rove_slurm") / "repo")
     planned = planned_jobs(root, "paper_rove")
-    proc, seconds = run_via_slurm(root, "paper_rove", profile=root / PROFILE)
+    declared = rule_resources(root, "paper_rove")
+    proc, seconds = run_via_slurm(root, "paper_rove", profile=root / PROFILE, declared=declared)
     print(f"\npaper_rove tiny via SLURM: {seconds:.0f}s, {sum(planned.values())} jobs")
     return root, planned, proc.stdout + proc.stderr
 
@@ -126,14 +139,15 @@ def test_rove_jobs_went_through_slurm(slurm_rove):
 
 
 def test_rove_rule_resources_reach_slurm(slurm_rove):
-    """Each rule's runtime from the profile is its SLURM time limit; at tiny scale the rules
-    declare gpu=0, so no job asks SLURM for a GPU."""
+    """Each rule's own runtime (else the profile's default) is its SLURM time limit; at tiny
+    scale the rules declare gpu=0, so no job asks SLURM for a GPU."""
     root, planned, log = slurm_rove
     prof = yaml.safe_load((root / PROFILE / "config.yaml").read_text())
     default = prof["default-resources"]["runtime"]
+    declared = rule_resources(root, "paper_rove")
     for j in slurm_jobs(log).values():
         rule = rule_of(j["comment"], set(planned))
-        want = prof["set-resources"].get(rule, {}).get("runtime", default)
+        want = declared[rule].get("runtime", default)
         assert minutes(j["time_limit"]) == want, (rule, j["time_limit"])
         assert gres_gpus(j["show"]) == 0, j["show"]
 
@@ -150,16 +164,16 @@ def test_rove_tables_match_the_local_run(slurm_rove, tiny_rove):
 # ---------------------------------------------------------------- the profile itself
 
 
-def test_profile_sizes_every_rove_rule_and_keeps_fetch_and_report_local():
+def test_every_rove_rule_sizes_itself_for_full_and_the_profile_is_generic():
     prof = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())
     assert prof["executor"] == "slurm" and prof["slurm-status-command"] == "squeue"
+    assert "set-resources" not in prof  # per-rule resources live in the rules
+    declared = rule_resources(REPO, "paper_rove", scale="full")
     for rule in ("rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
                  "rove_math_base", "rove_math_train", "rove_math_evaluate"):
-        assert {"runtime", "mem_mb", "cpus_per_task"} <= set(prof["set-resources"][rule]), rule
-    rules = (REPO / "workflow/rules/rove.smk").read_text()
-    local = {r.strip() for line in re.findall(r"^\s*localrules:(.*)$", rules, re.M)
-             for r in line.split("#")[0].split(",")}
-    assert local == ROVE_LOCAL
+        assert {"runtime", "mem_mb", "cpus_per_task"} <= set(declared[rule]), rule
+    assert declared["rove_train"]["gpu"] == 1 and declared["rove_toy"].get("gpu", 0) == 0
+    assert rule_resources(REPO, "paper_rove")["rove_train"]["gpu"] == 0  # tiny: no GPU
 
 
 @pytest.mark.parametrize("env,want", [

@@ -1,27 +1,54 @@
 # RL with verifiable rewards, written once for every paper that trains policies on Countdown
-# and math (rove, nft): fetch -> SFT warm-up -> RL per method x seed -> evaluate, and the same
-# for math (DeepScaleR-style data; `math.enabled`). A paper's module uses it with
+# and math (rove, nft): fetch -> base policy (SFT warm-up; the pretrained model for math) -> RL
+# per method x seed -> evaluate, for each task (math only where `math.enabled`). A paper's
+# module uses it with
 #   module rlvr: snakefile: "../modules/rlvr.smk"; config: {**config, "rlvr": {...}}
 #   use rule * from rlvr
 # and brings its own objectives (src/repro/papers/<id>/{train,algos}.py), settings and report.
 # config["rlvr"]: label (for messages), resources (per rule, sized for full; SLURM reads them).
+# Rules: fetch, sft, train, evaluate (Countdown); math_fetch, math_base, math_train,
+# math_evaluate (math): one definition each, written for both tasks in the loop below.
 from repro.core.workflow import core, paper
 
 P = paper(config)
 LABEL = config["rlvr"]["label"]
 RES = config["rlvr"]["resources"]
-CD = f"{P.out}/countdown"
-MATH = f"{P.out}/math"
-MATH_DATA = f"{P.data}/math"
-METHODS = P.settings["countdown"]["methods"]
-MATH_ON = bool(P.settings["math"]["enabled"])
-MATH_METHODS = P.settings["math"]["methods"] if MATH_ON else []
 GPU = "python -m repro.core.gpus --gpus {resources.gpu} --"
-# The modules each job imports (their edits rerun exactly the jobs that run them).
-CD_CODE = [*core("rlvr/countdown", "rlvr/tasks", "rlvr/policy"), *P.job, *core("device")]
-MATH_CODE = [*core("rlvr/math_task", "rlvr/tasks", "rlvr/policy"), *P.job, *core("device")]
 TRAIN_CODE = [*P.src("train", "algos"), *core("rlvr/trainer", "rlvr/objectives")]
 EVAL_CODE = [*core("rlvr/evaluate"), *core("metrics")]
+MATH_ON = bool(P.settings["math"]["enabled"])
+TASKS = {
+    "countdown": dict(
+        prefix="",
+        base="sft",
+        data=P.data,
+        out=f"{P.out}/countdown",
+        methods=P.settings["countdown"]["methods"],
+        fetch_code=core("rlvr/data", "rlvr/countdown"),
+        fetch_module="repro.core.rlvr.data",
+        task_code=core("rlvr/countdown"),
+        flag="",
+        fetch_what="Countdown problems",
+        base_what="supervised warm-up of the Countdown base policy",
+        train_what="Countdown RL",
+        eval_what="held-out problems",
+    ),
+    "math": dict(
+        prefix="math_",
+        base="math_base",
+        data=f"{P.data}/math",
+        out=f"{P.out}/math",
+        methods=P.settings["math"]["methods"] if MATH_ON else [],
+        fetch_code=core("rlvr/math_task"),
+        fetch_module="repro.core.rlvr.math_task",
+        task_code=core("rlvr/math_task"),
+        flag=" --task math",
+        fetch_what="the math training set and benchmarks",
+        base_what="the math base policy (the pretrained model as is; warmed up at tiny)",
+        train_what="math RL",
+        eval_what="the math benchmarks",
+    ),
+}
 P.phases(
     {
         "fetch": ["fetch", "math_fetch"],
@@ -35,127 +62,30 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-rule fetch:
-    input:
-        code=[*core("rlvr/data", "rlvr/countdown"), *P.job],
-        config=P.config,
-    output:
-        train=f"{P.data}/train.jsonl",
-        test=f"{P.data}/test.jsonl",
-        source=f"{P.data}/source.json",
-    log:
-        f"{P.logs}/fetch.log",
-    localrule: True
-    conda:
-        P.env
-    params:
-        scale=P.scale,
-        mirror=P.mirror,
-        out=lambda w, output: os.path.dirname(output.train),
-    message:
-        f"{LABEL}: fetch Countdown problems (scale {P.scale})"
-    shell:
-        "python -m repro.core.rlvr.data --config {input.config} --scale {params.scale}"
-        " --mirror {params.mirror} --out {params.out} 2> {log}"
+def policy_of(T):
+    """The policy an evaluation reads: the base policy, or a method's trained run."""
+    base = getattr(rules, T["base"]).output.base
+    return lambda w: base if w.evalmethod == "base" else f"{T['out']}/{w.evalmethod}/seed{w.seed}"
 
 
-rule sft:
-    input:
-        code=[*core("rlvr/sft"), *CD_CODE],
-        config=P.config,
-        train=rules.fetch.output.train,
-    output:
-        base=directory(f"{CD}/base"),
-    log:
-        f"{P.logs}/sft.log",
-    conda:
-        P.env
-    resources:
-        **RES["sft"],
-        gpu=P.gpu,
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.train),
-    message:
-        f"{LABEL}: supervised warm-up of the Countdown base policy"
-    shell:
-        GPU + " python -m repro.core.rlvr.sft --config {input.config} --scale {params.scale}"
-        " --data {params.data} --out {output.base} 2> {log}"
+for task, T in TASKS.items():
+    if task == "math" and not MATH_ON:
+        continue
+    # The modules each job of this task imports (their edits rerun exactly those jobs).
+    CODE = [*T["task_code"], *core("rlvr/tasks", "rlvr/policy", "device"), *P.job]
 
-
-rule train:
-    input:
-        code=[*TRAIN_CODE, *CD_CODE],
-        config=P.config,
-        train=rules.fetch.output.train,
-        base=rules.sft.output.base,
-    output:
-        # the trained policy, with train_log.json (reward, entropy, rollouts per step) beside it
-        run=directory(f"{CD}/{{method}}/seed{{seed}}"),
-    log:
-        f"{P.logs}/train_{{method}}_seed{{seed}}.log",
-    wildcard_constraints:
-        method="|".join(METHODS) or "none",
-    conda:
-        P.env
-    resources:
-        **RES["train"],
-        gpu=P.gpu,
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.train),
-    message:
-        f"{LABEL}: Countdown RL with {{wildcards.method}}, seed {{wildcards.seed}}"
-    shell:
-        GPU + f" python -m repro.papers.{P.id}.train --config {{input.config}}"
-        " --scale {params.scale} --method {wildcards.method} --seed {wildcards.seed}"
-        " --data {params.data} --base {input.base} --out {output.run} 2> {log}"
-
-
-rule evaluate:
-    input:
-        code=[*EVAL_CODE, *CD_CODE],
-        config=P.config,
-        test=rules.fetch.output.test,
-        policy=lambda w: (
-            rules.sft.output.base
-            if w.evalmethod == "base"
-            else f"{CD}/{w.evalmethod}/seed{w.seed}"
-        ),
-    output:
-        metrics=f"{CD}/eval/{{evalmethod}}_seed{{seed}}.json",
-    log:
-        f"{P.logs}/evaluate_{{evalmethod}}_seed{{seed}}.log",
-    wildcard_constraints:
-        evalmethod="|".join(["base", *METHODS]),
-    conda:
-        P.env
-    resources:
-        **RES["evaluate"],
-        gpu=P.gpu,
-    params:
-        scale=P.scale,
-        data=lambda w, input: os.path.dirname(input.test),
-    message:
-        f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on held-out problems"
-    shell:
-        GPU + " python -m repro.core.rlvr.evaluate --config {input.config}"
-        " --scale {params.scale} --method {wildcards.evalmethod} --seed {wildcards.seed}"
-        " --data {params.data} --policy {input.policy} --out {output.metrics} 2> {log}"
-
-
-if MATH_ON:
-
-    rule math_fetch:
+    rule:
+        name:
+            f"{T['prefix']}fetch"
         input:
-            code=[*core("rlvr/math_task"), *P.job],
+            code=[*T["fetch_code"], *P.job],
             config=P.config,
         output:
-            train=f"{MATH_DATA}/train.jsonl",
-            test=f"{MATH_DATA}/test.jsonl",
-            source=f"{MATH_DATA}/source.json",
+            train=f"{T['data']}/train.jsonl",
+            test=f"{T['data']}/test.jsonl",
+            source=f"{T['data']}/source.json",
         log:
-            f"{P.logs}/math_fetch.log",
+            f"{P.logs}/{T['prefix']}fetch.log",
         localrule: True
         conda:
             P.env
@@ -164,89 +94,96 @@ if MATH_ON:
             mirror=P.mirror,
             out=lambda w, output: os.path.dirname(output.train),
         message:
-            f"{LABEL}: fetch the math training set and benchmarks (scale {P.scale})"
+            f"{LABEL}: fetch {T['fetch_what']} (scale {P.scale})"
         shell:
-            "python -m repro.core.rlvr.math_task --config {input.config} --scale {params.scale}"
-            " --mirror {params.mirror} --out {params.out} 2> {log}"
+            f"python -m {T['fetch_module']}"
+            " --config {input.config} --scale {params.scale} --mirror {params.mirror}"
+            " --out {params.out} 2> {log}"
 
-    rule math_base:
+    rule:
+        name:
+            T["base"]
         input:
-            code=[*core("rlvr/sft"), *MATH_CODE],
+            code=[*core("rlvr/sft"), *CODE],
             config=P.config,
-            train=rules.math_fetch.output.train,
+            train=getattr(rules, f"{T['prefix']}fetch").output.train,
         output:
-            base=directory(f"{MATH}/base"),
+            base=directory(f"{T['out']}/base"),
         log:
-            f"{P.logs}/math_base.log",
+            f"{P.logs}/{T['base']}.log",
         conda:
             P.env
         resources:
-            **RES["math_base"],
+            **RES[T["base"]],
             gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
         message:
-            f"{LABEL}: the math base policy (the pretrained model as is; warmed up at tiny)"
+            f"{LABEL}: {T['base_what']}"
         shell:
-            GPU + " python -m repro.core.rlvr.sft --task math --config {input.config}"
-            " --scale {params.scale} --data {params.data} --out {output.base} 2> {log}"
+            GPU + f" python -m repro.core.rlvr.sft{T['flag']}"
+            " --config {input.config} --scale {params.scale} --data {params.data}"
+            " --out {output.base} 2> {log}"
 
-    rule math_train:
+    rule:
+        name:
+            f"{T['prefix']}train"
         input:
-            code=[*TRAIN_CODE, *MATH_CODE],
+            code=[*TRAIN_CODE, *CODE],
             config=P.config,
-            train=rules.math_fetch.output.train,
-            base=rules.math_base.output.base,
+            train=getattr(rules, f"{T['prefix']}fetch").output.train,
+            base=getattr(rules, T["base"]).output.base,
         output:
-            run=directory(f"{MATH}/{{method}}/seed{{seed}}"),
+            # the trained policy, with train_log.json (reward, entropy, rollouts per step)
+            run=directory(f"{T['out']}/{{method}}/seed{{seed}}"),
         log:
-            f"{P.logs}/math_train_{{method}}_seed{{seed}}.log",
+            f"{P.logs}/{T['prefix']}train_{{method}}_seed{{seed}}.log",
         wildcard_constraints:
-            method="|".join(MATH_METHODS) or "none",
+            method="|".join(T["methods"]) or "none",
         conda:
             P.env
         resources:
-            **RES["math_train"],
+            **RES[f"{T['prefix']}train"],
             gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
         message:
-            f"{LABEL}: math RL with {{wildcards.method}}, seed {{wildcards.seed}}"
+            f"{LABEL}: {T['train_what']} with {{wildcards.method}}, seed {{wildcards.seed}}"
         shell:
-            GPU + f" python -m repro.papers.{P.id}.train --task math --config {{input.config}}"
-            " --scale {params.scale} --method {wildcards.method} --seed {wildcards.seed}"
-            " --data {params.data} --base {input.base} --out {output.run} 2> {log}"
+            GPU + f" python -m repro.papers.{P.id}.train{T['flag']}"
+            " --config {input.config} --scale {params.scale} --method {wildcards.method}"
+            " --seed {wildcards.seed} --data {params.data} --base {input.base}"
+            " --out {output.run} 2> {log}"
 
-    rule math_evaluate:
+    rule:
+        name:
+            f"{T['prefix']}evaluate"
         input:
-            code=[*EVAL_CODE, *MATH_CODE],
+            code=[*EVAL_CODE, *CODE],
             config=P.config,
-            test=rules.math_fetch.output.test,
-            policy=lambda w: (
-                rules.math_base.output.base
-                if w.evalmethod == "base"
-                else f"{MATH}/{w.evalmethod}/seed{w.seed}"
-            ),
+            test=getattr(rules, f"{T['prefix']}fetch").output.test,
+            policy=policy_of(T),
         output:
-            metrics=f"{MATH}/eval/{{evalmethod}}_seed{{seed}}.json",
+            metrics=f"{T['out']}/eval/{{evalmethod}}_seed{{seed}}.json",
         log:
-            f"{P.logs}/math_evaluate_{{evalmethod}}_seed{{seed}}.log",
+            f"{P.logs}/{T['prefix']}evaluate_{{evalmethod}}_seed{{seed}}.log",
         wildcard_constraints:
-            evalmethod="|".join(["base", *MATH_METHODS]),
+            evalmethod="|".join(["base", *T["methods"]]),
         conda:
             P.env
         resources:
-            **RES["math_evaluate"],
+            **RES[f"{T['prefix']}evaluate"],
             gpu=P.gpu,
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.test),
         message:
-            f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on the math"
-            " benchmarks"
+            f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on"
+            f" {T['eval_what']}"
         shell:
-            GPU + " python -m repro.core.rlvr.evaluate --task math --config {input.config}"
-            " --scale {params.scale} --method {wildcards.evalmethod} --seed {wildcards.seed}"
-            " --data {params.data} --policy {input.policy} --out {output.metrics} 2> {log}"
+            GPU + f" python -m repro.core.rlvr.evaluate{T['flag']}"
+            " --config {input.config} --scale {params.scale} --method {wildcards.evalmethod}"
+            " --seed {wildcards.seed} --data {params.data} --policy {input.policy}"
+            " --out {output.metrics} 2> {log}"

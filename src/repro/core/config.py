@@ -77,19 +77,23 @@ def typed(cls: type[T], settings: Mapping[str, Any], where: str = "settings") ->
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ValueError(f"{where}: missing key {name}")
             continue
-        value, hint = settings[name], hints.get(name)
-        sub = _dataclass_of(hint)
-        if sub is not None and isinstance(value, Mapping):
-            value = typed(sub, value, f"{where}.{name}")
-        kwargs[name] = value
+        kwargs[name] = _typed_value(hints.get(name), settings[name], f"{where}.{name}")
     return cls(**kwargs)
 
 
-def _dataclass_of(hint: Any) -> type | None:
-    """The dataclass in a hint (`Sub` or `Sub | None`), if there is one."""
-    if dataclasses.is_dataclass(hint):
-        return hint
-    for arg in typing.get_args(hint):
-        if dataclasses.is_dataclass(arg):
-            return arg
-    return None
+def _typed_value(hint: Any, value: Any, where: str) -> Any:
+    """A field's value: a dataclass (or `X | None`) from a mapping, `dict[str, X]` and
+    `list[X]` of dataclasses entry by entry; anything else as the YAML gave it."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(hint) and isinstance(value, Mapping):
+        return typed(hint, value, where)
+    if origin is dict and len(args) == 2 and dataclasses.is_dataclass(args[1]) \
+            and isinstance(value, Mapping):
+        return {k: typed(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    if origin is list and args and dataclasses.is_dataclass(args[0]) and isinstance(value, list):
+        return [typed(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if value is not None and args and origin not in (dict, list, tuple):  # X | None
+        subs = [a for a in args if dataclasses.is_dataclass(a)]
+        if subs and isinstance(value, Mapping):
+            return typed(subs[0], value, where)
+    return value

@@ -121,7 +121,10 @@ class Paper:
     """the core modules every job imports"""
 
     def src(self, *modules: str) -> list[str]:
-        return src(self.id, *modules)
+        """The package's modules a rule runs, plus its settings.py where it has one (every job
+        reads its typed settings through it, so its edits rerun them all)."""
+        extra = ("settings",) if Path(src(self.id, "settings")[0]).exists() else ()
+        return src(self.id, *dict.fromkeys([*modules, *extra]))
 
     def phases(self, by_phase: dict[str, list[str]]) -> None:
         """Declare which of this paper's rules (local names) make up each phase; dvc.yaml and
