@@ -17,6 +17,7 @@ from repro.papers.hadamard_dp.experiment import run_cell
 from repro.papers.hadamard_dp.geometry import get_metric
 from repro.papers.hadamard_dp.mechanisms import analytic_gaussian_sigma
 from repro.papers.hadamard_dp.privacy_check import delta_check, eps_check, run_check
+from repro.papers.hadamard_dp.settings import settings_of
 
 
 def _settings(scale: str = "tiny") -> dict:
@@ -50,7 +51,7 @@ def test_privacy_check_on_neighbouring_data_sets_holds_and_controls_fail():
     s["privacy"]["n_samples"] = 100000
     s["privacy"]["bins"] = 30
     s["privacy"]["min_count"] = 500
-    out = run_check(s, log=lambda *_: None)
+    out = run_check(settings_of(s), log=lambda *_: None)
     c = out["checks"]
     assert 0.5 < out["shift_over_sensitivity"] <= 1.0  # a near worst-case pair, within Delta
     assert out["tangent_shift"] <= out["dist_means"] + 1e-12  # Log_{p0} contracts
@@ -78,7 +79,8 @@ def test_descriptors_lie_in_the_ball_given_by_the_intensity_range():
 
 def test_fetch_digits_and_octmnist_from_a_mirror(tmp_path):
     s = _settings("tiny")
-    src = hdp_data.fetch(s, tmp_path / "mirror", tmp_path / "digits" / "descriptors.npz")
+    src = hdp_data.fetch(settings_of(s).real, tmp_path / "mirror",
+                         tmp_path / "digits" / "descriptors.npz")
     assert src["source"] == "digits" and src["images"] == 2 * 60
     with np.load(tmp_path / "digits" / "descriptors.npz") as z:
         assert z["X"].shape == (120, 5, 5) and set(z["y"].tolist()) == {0, 1}
@@ -91,7 +93,8 @@ def test_fetch_digits_and_octmnist_from_a_mirror(tmp_path):
              train_labels=rng.integers(0, 4, size=(40, 1)))
     s2 = copy.deepcopy(s)
     s2["real"]["source"] = "octmnist"
-    src2 = hdp_data.fetch(s2, tmp_path / "mirror", tmp_path / "oct" / "descriptors.npz")
+    src2 = hdp_data.fetch(settings_of(s2).real, tmp_path / "mirror",
+                          tmp_path / "oct" / "descriptors.npz")
     assert src2["source"] == "octmnist" and src2["imax"] == 255.0
     assert json.loads((tmp_path / "oct" / "source.json").read_text())["image_shape"] == [28, 28]
 
@@ -103,7 +106,8 @@ def test_octmnist_without_medmnist_or_mirror_is_one_clear_error(tmp_path, monkey
     s = _settings("tiny")
     s["real"]["source"] = "octmnist"
     with pytest.raises(SystemExit, match="medmnist"):
-        hdp_data.fetch(s, tmp_path / "nomirror", tmp_path / "out" / "descriptors.npz")
+        hdp_data.fetch(settings_of(s).real, tmp_path / "nomirror",
+                       tmp_path / "out" / "descriptors.npz")
     assert not (tmp_path / "out" / "descriptors.npz").exists()
 
 
@@ -111,8 +115,9 @@ def test_grid_cell_is_deterministic():
     s = _settings("tiny")
     s["synthetic"]["mechanisms"] = ["ewg", "rl"]
     s["mcmc"]["n_steps"] = 30
-    a = run_cell(s, "log_cholesky", 2, log=lambda *_: None)
-    b = run_cell(s, "log_cholesky", 2, log=lambda *_: None)
+    cfg = settings_of(s)
+    a = run_cell(cfg, "log_cholesky", 2, log=lambda *_: None)
+    b = run_cell(cfg, "log_cholesky", 2, log=lambda *_: None)
     assert a["errors"] == b["errors"] and a["footpoint_to_mean"] == b["footpoint_to_mean"]
     assert np.array(a["errors"]["rl"]).shape == (s["synthetic"]["reps"],
                                                  len(s["synthetic"]["mus"]))

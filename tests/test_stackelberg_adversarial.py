@@ -22,6 +22,7 @@ from repro.papers.stackelberg.environments import (
     best_policy_in_hindsight,
     phase_sequence,
 )
+from repro.papers.stackelberg.settings import env_config, settings_of
 
 CFG = "config/papers/stackelberg.yaml"
 
@@ -37,7 +38,7 @@ def _small_adversarial_env(seed=0):
                 follower_actions=2, follower_types=3,
                 type_sequence={"phases": [[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]], "first_phase": 5,
                                "growth": 2.0})
-    return StackelbergEnv(spec, np.random.default_rng(seed))
+    return StackelbergEnv(env_config("adversarial", spec), np.random.default_rng(seed))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -101,8 +102,8 @@ def test_the_hindsight_policy_has_zero_regret_and_learners_are_measured_against_
     s = copy.deepcopy(_settings())
     s["horizons"] = [150, 600]
     s["environments"]["adversarial"]["algorithms"] = ["oful", "full_info", "random"]
-    out, _ = run_mod.run(s, "adversarial", 0, log=lambda m: None)
-    env = StackelbergEnv(s["environments"]["adversarial"],
+    out, _ = run_mod.run(settings_of(s), "adversarial", 0, log=lambda m: None)
+    env = StackelbergEnv(env_config("adversarial", s["environments"]["adversarial"]),
                          run_mod.rng_for(0, "adversarial", run_mod.INSTANCE))
     seq = env.draw_sequence(run_mod.rng_for(0, "adversarial", run_mod.SEQUENCE), 600)
     assert out["benchmark_utility"] == pytest.approx(env.hindsight(seq, [600])[600])
@@ -115,7 +116,7 @@ def test_the_hindsight_policy_has_zero_regret_and_learners_are_measured_against_
     monkeypatch.setattr(run_mod, "make_learners", lambda s, env, name, seed: {
         "oful": (_Hindsight(p_hat), 600, np.random.default_rng(0))})
     s["environments"]["adversarial"]["algorithms"] = ["oful"]
-    out, _ = run_mod.run(s, "adversarial", 0, log=lambda m: None)
+    out, _ = run_mod.run(settings_of(s), "adversarial", 0, log=lambda m: None)
     assert abs(out["regret"]["oful"]["600"]) < 1e-9
 
 
@@ -123,7 +124,7 @@ def _fake_tuning(seed, best):
     labels = ["c=1", "c=0.25"]
     reg = {lab: {"100": 10.0, "400": (1.0 if lab == best else 50.0)} for lab in labels}
     s = _settings()
-    configs = run_mod.ablation_configs(s)
+    configs = run_mod.ablation_configs(settings_of(s))
     return {"seed": seed, "horizons": [100, 400],
             "regret": {a: {lab: reg[lab] for lab in labels} for a in run_mod.ABLATED},
             "constants": {a: {lab: configs[a][lab] for lab in labels} for a in configs}}
@@ -146,7 +147,7 @@ def test_main_table_constants_are_copied_from_the_main_run():
     s = _settings()
     tuning = [_fake_tuning(seed, "c=1") for seed in s["ablation"]["tuning_seeds"]]
     main = {"regret": {a: {"100": 1.0, "400": 2.0} for a in run_mod.ABLATED}}
-    out = run_mod.run_tuned(s, 0, tuning, main, log=lambda m: None)
+    out = run_mod.run_tuned(settings_of(s), 0, tuning, main, log=lambda m: None)
     assert out["copied_from_main_run"] == sorted(run_mod.ABLATED)
     assert out["regret"] == main["regret"]
 
@@ -171,7 +172,8 @@ def _adv_settings(horizons=(100, 300)):
 
 
 def _adv_env(s, seed=0):
-    return StackelbergEnv(s["environments"][ADV], run_mod.rng_for(seed, ADV, run_mod.INSTANCE))
+    return StackelbergEnv(env_config(ADV, s["environments"][ADV]),
+                          run_mod.rng_for(seed, ADV, run_mod.INSTANCE))
 
 
 def _recording_draws(monkeypatch):
@@ -194,13 +196,13 @@ def test_the_oful_adversary_ignores_the_real_contexts(monkeypatch):
     s = _adv_settings()
     s["environments"][ADV]["algorithms"] = ["oful", "full_info"]
     calls = _recording_draws(monkeypatch)
-    run_mod.run(s, ADV, 0, log=lambda m: None)
+    run_mod.run(settings_of(s), ADV, 0, log=lambda m: None)
     real_a = calls[-1]
     original = run_mod.rng_for
     monkeypatch.setattr(run_mod, "rng_for", lambda seed, env, stream: original(
         seed + 1000 if stream == run_mod.SEQUENCE else seed, env, stream))
     calls.clear()
-    run_mod.run(s, ADV, 0, log=lambda m: None)
+    run_mod.run(settings_of(s), ADV, 0, log=lambda m: None)
     real_b = calls[-1]
     assert not np.allclose(real_a.z, real_b.z)  # other real contexts
     assert np.array_equal(real_a.f, real_b.f)  # the same types
@@ -210,10 +212,11 @@ def test_the_oful_adversary_ignores_the_real_contexts(monkeypatch):
 def test_the_oful_adversary_is_deterministic_from_the_seed_and_horizon_free():
     s = _adv_settings()
     env = _adv_env(s)
-    f = run_mod.adversary_sequence(s, env, ADV, 0, 300)[1].types
-    assert np.array_equal(f, run_mod.adversary_sequence(s, _adv_env(s), ADV, 0, 300)[1].types)
-    assert np.array_equal(f[:120], run_mod.adversary_sequence(s, env, ADV, 0, 120)[1].types)
-    assert not np.array_equal(f, run_mod.adversary_sequence(s, env, ADV, 1, 300)[1].types)
+    cfg = settings_of(s)
+    f = run_mod.adversary_sequence(cfg, env, ADV, 0, 300)[1].types
+    assert np.array_equal(f, run_mod.adversary_sequence(cfg, _adv_env(s), ADV, 0, 300)[1].types)
+    assert np.array_equal(f[:120], run_mod.adversary_sequence(cfg, env, ADV, 0, 120)[1].types)
+    assert not np.array_equal(f, run_mod.adversary_sequence(cfg, env, ADV, 1, 300)[1].types)
 
 
 @pytest.mark.parametrize("mix", [0.0, 0.3])
@@ -226,7 +229,7 @@ def test_the_oful_adversary_matches_its_definition(mix):
     s["environments"][ADV]["type_adversary"]["mix"] = mix
     env = _adv_env(s, seed=2)
     T = 150
-    shadow, trace = run_mod.adversary_sequence(s, env, ADV, 2, T)
+    shadow, trace = run_mod.adversary_sequence(settings_of(s), env, ADV, 2, T)
     a = s["environments"][ADV]["type_adversary"]
     z_shadow = run_mod.rng_for(2, ADV, run_mod.SHADOW).random((T, env.d))
     rng = run_mod.rng_for(2, ADV, run_mod.ADVERSARY)
@@ -294,7 +297,7 @@ def test_the_shadow_oful_is_the_runs_oful_on_the_shadow_draws(monkeypatch):
     original = run_mod.rng_for
     monkeypatch.setattr(run_mod, "rng_for", lambda seed, env, stream: original(
         seed, env, run_mod.SHADOW if stream == run_mod.SEQUENCE else stream))
-    out, _ = run_mod.run(s, ADV, 0, log=lambda m: None)
+    out, _ = run_mod.run(settings_of(s), ADV, 0, log=lambda m: None)
     shadow, trace = traces[0]
     assert plays == trace.plays.tolist() and len(set(plays)) > 3
     c = out["curves"]["oful"]
@@ -310,12 +313,12 @@ def test_the_oful_adversary_hurts_the_oful_it_simulates(seed):
     s = _adv_settings()
     env = _adv_env(s, seed)
     T = 200
-    shadow, trace = run_mod.adversary_sequence(s, env, ADV, seed, T)
+    shadow, trace = run_mod.adversary_sequence(settings_of(s), env, ADV, seed, T)
     iid = np.random.default_rng(seed).integers(env.K, size=T)
     none = np.random.default_rng(0)
 
     def utility(types):
-        oful, total = run_mod.make_oful(s, env), 0.0
+        oful, total = run_mod.make_oful(settings_of(s), env), 0.0
         for t in range(T):
             arms = env.arms(shadow.z[t])
             i = oful.act(t, shadow.z[t], arms, none)
@@ -332,7 +335,7 @@ def test_oful_choose_is_act_at_every_context():
     changes nothing."""
     s = _adv_settings()
     env = _adv_env(s)
-    oful = run_mod.make_oful(s, env)
+    oful = run_mod.make_oful(settings_of(s), env)
     rng = np.random.default_rng(4)
     for t, z in enumerate(rng.random((30, env.d))):
         arms = env.arms(z)

@@ -32,6 +32,7 @@ from repro.papers.stackelberg.game import (
     utility_vectors,
 )
 from repro.papers.stackelberg.run import run
+from repro.papers.stackelberg.settings import env_config, settings_of
 
 CFG = "config/papers/stackelberg.yaml"
 DELTA = 1e-6
@@ -240,7 +241,8 @@ def test_barycentric_spanner_coefficients_are_bounded():
 
 def test_harris_baseline_recovers_the_type_distribution():
     s = _settings()
-    env = StackelbergEnv(s["environments"]["paper"], np.random.default_rng(0))
+    env = StackelbergEnv(env_config("paper", s["environments"]["paper"]),
+                         np.random.default_rng(0))
     env.p = env.theta = np.array([0.1, 0.2, 0.3, 0.4])
     etc = ExploreThenCommit(env, horizon=200000, explore_scale=1.0)
     rng = np.random.default_rng(1)
@@ -270,7 +272,7 @@ def test_expected_reward_is_linear_in_the_features(kind):
     s = _settings()
     spec = s["environments"][kind]
     env = (StackelbergEnv if spec["kind"] == "stackelberg" else AuctionEnv)(
-        spec, np.random.default_rng(7))
+        env_config(kind, spec), np.random.default_rng(7))
     rng = np.random.default_rng(8)
     z = rng.random(env.d)
     arms = env.arms(z)
@@ -291,7 +293,7 @@ def _short(s, env, T, algorithms):
 def test_regret_invariants_and_the_oracle_has_none():
     s = _short(_settings(), "paper", 400, ["oful", "harris_etc", "random", "oracle",
                                            "full_info"])
-    out, _ = run(s, "paper", 0, log=lambda m: None)
+    out, _ = run(settings_of(s), "paper", 0, log=lambda m: None)
     assert out["regret"]["oracle"] == {"100": 0.0, "400": 0.0}
     for name, c in out["curves"].items():
         r = np.array(c["regret"])
@@ -304,5 +306,5 @@ def test_regret_invariants_and_the_oracle_has_none():
 
 def test_oful_beats_random_play_on_a_short_run():
     s = _short(_settings(), "paper", 1500, ["oful", "random"])
-    out, _ = run(s, "paper", 3, log=lambda m: None)
+    out, _ = run(settings_of(s), "paper", 3, log=lambda m: None)
     assert out["regret"]["oful"]["1500"] < 0.5 * out["regret"]["random"]["1500"]

@@ -4,12 +4,15 @@ representable by the student (the bilinear structure), and the measurements are 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 import torch
 
+from repro.core.config import typed
+from repro.papers.tstudent.settings import StudentRun
 from repro.papers.tstudent.student import (
     DTYPE,
     Student,
@@ -170,14 +173,15 @@ def test_attention_metrics():
     assert math.isclose(attention_distance(mix, S), 0.3 * (1 - 3 / 20))
 
 
-RUN = {"iterations": 1200, "batch_size": 32, "lr_value": 1.0, "lr_attn": 300.0,
-       "n_checkpoints": 12, "fit_from": 0.1,
-       "ood": {"distribution": "exponential", "rate": 1.0, "n_samples": 256}}
+RUN = typed(StudentRun, {"iterations": 1200, "batch_size": 32, "lr_value": 1.0,
+                         "lr_attn": 300.0, "n_checkpoints": 12, "fit_from": 0.1,
+                         "ood": {"distribution": "exponential", "rate": 1.0,
+                                 "n_samples": 256}})
 
 
 def test_runs_are_deterministic_given_the_seed():
     t = make_teacher("gcn", 20, 6, 3, "relu", seed=0)
-    short = {**RUN, "iterations": 100, "n_checkpoints": 5}
+    short = dataclasses.replace(RUN, iterations=100, n_checkpoints=5)
     a = run_student(t, short, seed=0, log=lambda s: None)
     b = run_student(t, short, seed=0, log=lambda s: None)
     c = run_student(t, short, seed=1, log=lambda s: None)

@@ -23,7 +23,8 @@ from repro.papers.vaecf.model import (
     sparse_linear,
 )
 from repro.papers.vaecf.proximity import transfer_matrix, w2_distances
-from repro.papers.vaecf.train import TrainConfig, fit
+from repro.papers.vaecf.settings import TrainConfig
+from repro.papers.vaecf.train import fit
 
 
 def test_topk_orders_best_first():

@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
+from repro.papers.hadamard_dp.settings import MedmnistConfig, RealConfig, load
 
 FEATURES = ["x", "y", "intensity", "|dI/dx|", "|dI/dy|"]
 M = len(FEATURES)
@@ -66,10 +67,10 @@ def load_digits_images() -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]
     return d.images, d.target, 16.0, {"source": "digits", "provider": "sklearn.datasets"}
 
 
-def load_octmnist_images(cfg: dict[str, Any], mirror: Path, raw: Path
+def load_octmnist_images(cfg: MedmnistConfig, mirror: Path, raw: Path
                          ) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
     """OCTMNIST through MedMNIST's own fetch code, or its npz from the mirror."""
-    flag, split, size = cfg["flag"], cfg["split"], int(cfg["size"])
+    flag, split, size = cfg.flag, cfg.split, cfg.size
     name = f"{flag}.npz" if size == 28 else f"{flag}_{size}.npz"
     mirrored = mirror / "medmnist" / name
     if mirrored.exists():
@@ -94,41 +95,40 @@ def load_octmnist_images(cfg: dict[str, Any], mirror: Path, raw: Path
             {"source": flag, "provider": "medmnist", "url": url})
 
 
-def fetch(s: dict[str, Any], mirror: Path, out: Path) -> dict[str, Any]:
-    real = s["real"]
-    if real["source"] == "digits":
+def fetch(real: RealConfig, mirror: Path, out: Path) -> dict[str, Any]:
+    """Write the descriptors of the kept classes' images to `out`, their provenance and the
+    footpoint and ball radius to source.json beside it; return that provenance."""
+    if real.source == "digits":
         imgs, labels, imax, src = load_digits_images()
-    elif real["source"] == "octmnist":
-        imgs, labels, imax, src = load_octmnist_images(real["medmnist"], mirror,
-                                                       out.parent / "raw")
+    elif real.source == "octmnist":
+        imgs, labels, imax, src = load_octmnist_images(real.medmnist, mirror, out.parent / "raw")
     else:
-        raise SystemExit(f"real.source {real['source']!r}: allowed are digits, octmnist")
-    keep = np.isin(labels, real["classes"])
+        raise SystemExit(f"real.source {real.source!r}: allowed are digits, octmnist")
+    keep = np.isin(labels, real.classes)
     imgs, labels = imgs[keep], labels[keep]
-    cap = int(real["max_per_class"])
+    cap = real.max_per_class
     if cap > 0:
-        idx = np.concatenate([np.flatnonzero(labels == c)[:cap] for c in real["classes"]])
+        idx = np.concatenate([np.flatnonzero(labels == c)[:cap] for c in real.classes])
         imgs, labels = imgs[idx], labels[idx]
-    X = covariance_descriptors(imgs, imax, float(real["reg"]))
-    c, r = ball_of_descriptors(float(real["reg"]))
+    X = covariance_descriptors(imgs, imax, float(real.reg))
+    c, r = ball_of_descriptors(float(real.reg))
     with atomic_path(out) as tmp:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, X=X, y=labels)
     src.update(images=int(len(X)), image_shape=list(imgs.shape[1:]), imax=imax,
-               features=FEATURES, reg=float(real["reg"]), footpoint_log_scale=c, radius=r,
-               per_class={str(k): int(np.sum(labels == k)) for k in real["classes"]})
+               features=FEATURES, reg=float(real.reg), footpoint_log_scale=c, radius=r,
+               per_class={str(k): int(np.sum(labels == k)) for k in real.classes})
     write_json(out.with_name("source.json"), src)
     return src
-
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
+    cfg = load(a.config, a.scale)
     log = get_logger("hadamard_dp.data", a.log)
-    src = fetch(s, a.mirror, a.out)
+    src = fetch(cfg.real, a.mirror, a.out)
     log.info(f"wrote {a.out}: {src['images']} descriptors from {src['source']} "
              f"({src['provider']}), r={src['radius']:.3f}")
 

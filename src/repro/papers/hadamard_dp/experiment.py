@@ -14,13 +14,14 @@ releases of each mechanism at `timing_mu`, one at a time (no batching), in this 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
@@ -41,6 +42,7 @@ from repro.papers.hadamard_dp.mechanisms import (
     rl_is_proper,
     time_per_call,
 )
+from repro.papers.hadamard_dp.settings import McmcConfig, Settings, load
 
 MECH_CODES = {"ewg": 1, "ewl": 2, "rl": 3, "data": 0, "timing": 9}
 
@@ -55,24 +57,22 @@ def mu_label(mu: float) -> str:
 
 
 def run_rl(metric_name: str, eta: np.ndarray, sigma: np.ndarray, rng: np.random.Generator,
-           mcmc: dict[str, Any], desc: str, stats: dict | None = None
+           mcmc: McmcConfig, desc: str, stats: dict | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
     """RL releases for rows of eta (B, m, m), in chunks of chains run side by side."""
     g = get_metric(metric_name)
     out = np.empty_like(eta)
     acc = np.empty(len(eta))
-    chunk = int(mcmc["chunk"])
-    starts = range(0, len(eta), chunk)
+    starts = range(0, len(eta), mcmc.chunk)
     for s in progress(starts, desc=desc, total=len(starts)):
-        sl = slice(s, s + chunk)
+        sl = slice(s, s + mcmc.chunk)
         out[sl], acc[sl] = riemannian_laplace_mh(
-            g, eta[sl], sigma[sl], rng, int(mcmc["n_steps"]), float(mcmc["proposal_scale"]),
-            stats=stats)
+            g, eta[sl], sigma[sl], rng, mcmc.n_steps, float(mcmc.proposal_scale), stats=stats)
     return out, acc
 
 
 def release_grid(metric_name: str, p0: np.ndarray, eta: np.ndarray, mus: list[float],
-                 sens: float, mechanisms: list[str], mcmc: dict[str, Any], seed: int,
+                 sens: float, mechanisms: list[str], mcmc: McmcConfig, seed: int,
                  keys: tuple[int, ...], desc: str = "rl") -> dict[str, Any]:
     """Release each mean of eta (R, m, m) at each budget with each mechanism.
 
@@ -122,7 +122,7 @@ def release_grid(metric_name: str, p0: np.ndarray, eta: np.ndarray, mus: list[fl
 
 
 def timing(metric_name: str, p0: np.ndarray, eta: np.ndarray, mu: float, sens: float,
-           mechanisms: list[str], mcmc: dict[str, Any], reps: int, seed: int,
+           mechanisms: list[str], mcmc: McmcConfig, reps: int, seed: int,
            keys: tuple[int, ...]) -> dict[str, list[float]]:
     """Seconds per single release of each mechanism (one at a time, as a user would)."""
     g = get_metric(metric_name)
@@ -133,7 +133,7 @@ def timing(metric_name: str, p0: np.ndarray, eta: np.ndarray, mu: float, sens: f
         "ewg": lambda: ew_gaussian(g, p0, eta, sig_g, rng),
         "ewl": lambda: ew_laplace(g, p0, eta, sig_l, rng),
         "rl": lambda: riemannian_laplace_mh(g, eta[None], np.array([sig_l]), rng,
-                                            int(mcmc["n_steps"]), float(mcmc["proposal_scale"])),
+                                            mcmc.n_steps, float(mcmc.proposal_scale)),
     }
     # warm-up (lazy imports, caches): the EW releases once, a 10-step chain for RL
     ew_gaussian(g, p0, eta, sig_g, rng)
@@ -155,26 +155,26 @@ def records_of(errors: dict[str, np.ndarray], mus: list[float], prefix: str
     return recs
 
 
-def run_cell(s: dict[str, Any], metric_name: str, m: int,
+def run_cell(cfg: Settings, metric_name: str, m: int,
              log: Callable[[str], object] = print) -> dict[str, Any]:
     """The whole cell: data per repetition, Fréchet means, releases, timing."""
-    syn = s["synthetic"]
+    syn = cfg.synthetic
     g = get_metric(metric_name)
     keys = (METRIC_NAMES.index(metric_name), m)
-    seed = int(s["seed"])
-    n, r, reps = int(syn["n"]), float(syn["r"]), int(syn["reps"])
+    n, r, reps = syn.n, float(syn.r), syn.reps
     sens = frechet_sensitivity(r, n)
     p0 = np.eye(m)  # footpoint: the identity, fixed before seeing data
-    center = ball_center(g, m, float(syn["center_distance"]), int(syn["center_seed"]) + m)
-    xs = sample_ball(g, center, r, n, rng_for(seed, *keys, MECH_CODES["data"]), batch=(reps,))
+    center = ball_center(g, m, float(syn.center_distance), syn.center_seed + m)
+    xs = sample_ball(g, center, r, n, rng_for(cfg.seed, *keys, MECH_CODES["data"]),
+                     batch=(reps,))
     eta = g.mean(xs)
     log(f"{metric_name} m={m}: {reps} data sets of n={n} in B_{r}(c), d(I, c)="
         f"{float(g.dist(p0, center)):.3f}, Delta={sens:.4f}")
-    mus = [float(x) for x in syn["mus"]]
-    res = release_grid(metric_name, p0, eta, mus, sens, list(syn["mechanisms"]), s["mcmc"],
-                       seed, keys, desc=f"rl {metric_name} m={m}")
-    times = timing(metric_name, p0, eta[0], float(syn["timing_mu"]), sens,
-                   list(syn["mechanisms"]), s["mcmc"], int(syn["timing_reps"]), seed, keys)
+    mus = [float(x) for x in syn.mus]
+    res = release_grid(metric_name, p0, eta, mus, sens, list(syn.mechanisms), cfg.mcmc,
+                       cfg.seed, keys, desc=f"rl {metric_name} m={m}")
+    times = timing(metric_name, p0, eta[0], float(syn.timing_mu), sens,
+                   list(syn.mechanisms), cfg.mcmc, syn.timing_reps, cfg.seed, keys)
     prefix = f"{metric_name}/d{dim(m)}"
     return {
         "metric": metric_name, "m": m, "d": dim(m), "n": n, "r": r, "reps": reps,
@@ -191,21 +191,21 @@ def run_cell(s: dict[str, Any], metric_name: str, m: int,
         "rl_sigma_times_growth": res["rl_sigma_times_growth"].tolist(),
         "rl_failed_proposals": res["rl_failed_proposals"],
         "rl_proposals": res["rl_proposals"],
-        "timing_mu": float(syn["timing_mu"]),
+        "timing_mu": float(syn.timing_mu),
         "timing_s": times,
-        "mcmc": dict(s["mcmc"]),
+        "mcmc": dataclasses.asdict(cfg.mcmc),
         "records": records_of(res["errors"], mus, prefix),
     }
 
 
-def run_job(a: Any, s: dict[str, Any], name: str,
+def run_job(a: Any, cfg: Settings, name: str,
             compute: Callable[[Callable[[str], None]], dict[str, Any]],
             summary: Callable[[dict[str, Any]], str] | None = None) -> None:
     """The jobs' shared frame: seed, logger, one BLAS thread (jobs run side by side), compute,
     stamp the scale, write a.out atomically."""
     from threadpoolctl import threadpool_limits
 
-    seed_everything(int(s["seed"]))
+    seed_everything(cfg.seed)
     log = get_logger(f"hadamard_dp.{name}", a.log)
     with threadpool_limits(1):
         result = compute(log.info)
@@ -224,11 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--metric", required=True, choices=METRIC_NAMES)
     ap.add_argument("--m", required=True, type=int)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    if a.m not in s["synthetic"]["ms"]:
-        raise SystemExit(f"--m {a.m} is not in synthetic.ms {s['synthetic']['ms']} at scale "
+    cfg = load(a.config, a.scale)
+    if a.m not in cfg.synthetic.ms:
+        raise SystemExit(f"--m {a.m} is not in synthetic.ms {cfg.synthetic.ms} at scale "
                          f"{a.scale}")
-    run_job(a, s, f"{a.metric}.m{a.m}", lambda log: run_cell(s, a.metric, a.m, log=log),
+    run_job(a, cfg, f"{a.metric}.m{a.m}", lambda log: run_cell(cfg, a.metric, a.m, log=log),
             _median_times)
 
 

@@ -17,31 +17,32 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.papers.hadamard_dp.experiment import release_grid, rng_for, run_job
 from repro.papers.hadamard_dp.frechet import ball_center, sample_ball
 from repro.papers.hadamard_dp.geometry import METRIC_NAMES, get_metric
 from repro.papers.hadamard_dp.mechanisms import frechet_sensitivity
+from repro.papers.hadamard_dp.settings import Settings, load
 
 
-def run_ablation(s: dict[str, Any], log: Callable[[str], object] = print) -> dict[str, Any]:
-    F, syn = s["footpoint"], s["synthetic"]
-    g = get_metric(F["metric"])
-    m = int(F["m"])
-    seed = int(s["seed"])
-    n, r, reps = int(syn["n"]), float(syn["r"]), int(F["reps"])
+def run_ablation(cfg: Settings, log: Callable[[str], object] = print) -> dict[str, Any]:
+    """The synthetic protocol (its n, r and centre direction) rerun at each centre distance."""
+    fpc, syn = cfg.footpoint, cfg.synthetic
+    g = get_metric(fpc.metric)
+    m = fpc.m
+    n, r, reps = syn.n, float(syn.r), fpc.reps
     sens = frechet_sensitivity(r, n)
     p0 = np.eye(m)
-    mus = [float(v) for v in F["mus"]]
+    mus = [float(v) for v in fpc.mus]
     out: dict[str, Any] = {"metric": g.name, "m": m, "mus": mus, "sensitivity": sens,
                            "distances": {}}
-    for t in F["center_distances"]:
+    for t in fpc.center_distances:
         keys = (METRIC_NAMES.index(g.name), m, 500)
-        center = ball_center(g, m, float(t), int(syn["center_seed"]) + m)
-        xs = sample_ball(g, center, r, n, rng_for(seed, *keys, 0), batch=(reps,))
+        center = ball_center(g, m, float(t), syn.center_seed + m)
+        xs = sample_ball(g, center, r, n, rng_for(cfg.seed, *keys, 0), batch=(reps,))
         eta = g.mean(xs)
-        res = release_grid(g.name, p0, eta, mus, sens, list(F["mechanisms"]), s["mcmc"], seed,
-                           keys, desc=f"rl footpoint t={t}")
+        res = release_grid(g.name, p0, eta, mus, sens, list(fpc.mechanisms), cfg.mcmc,
+                           cfg.seed, keys, desc=f"rl footpoint t={t}")
         fp = g.dist(np.broadcast_to(p0, eta.shape), eta)
         out["distances"][f"{float(t):g}"] = {
             "footpoint_to_mean": fp.tolist(),
@@ -56,8 +57,8 @@ def run_ablation(s: dict[str, Any], log: Callable[[str], object] = print) -> dic
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    run_job(a, s, "footpoint", lambda log: run_ablation(s, log=log))
+    cfg = load(a.config, a.scale)
+    run_job(a, cfg, "footpoint", lambda log: run_ablation(cfg, log=log))
 
 
 if __name__ == "__main__":

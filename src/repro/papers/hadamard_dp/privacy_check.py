@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.papers.hadamard_dp.experiment import rng_for, run_job
 from repro.papers.hadamard_dp.frechet import ball_center, neighbour, sample_ball
 from repro.papers.hadamard_dp.geometry import METRIC_NAMES, dim, get_metric
@@ -40,6 +40,7 @@ from repro.papers.hadamard_dp.mechanisms import (
     laplace_sigma,
     rdp_sigma,
 )
+from repro.papers.hadamard_dp.settings import Settings, load
 
 
 def eps_check(t1: np.ndarray, t2: np.ndarray, eps: float, bins: int, min_count: int,
@@ -101,16 +102,17 @@ def calibration_tables() -> dict[str, Any]:
     return {"gaussian": rows, "gdp_laplace": conv, "rdp": rdp}
 
 
-def run_check(s: dict[str, Any], log: Callable[[str], object] = print) -> dict[str, Any]:
-    P, syn = s["privacy"], s["synthetic"]
-    g = get_metric(P["metric"])
-    m = int(P["m"])
+def run_check(cfg: Settings, log: Callable[[str], object] = print) -> dict[str, Any]:
+    """Each EW mechanism and its control on one neighbouring pair of the synthetic protocol."""
+    P, syn = cfg.privacy, cfg.synthetic
+    g = get_metric(P.metric)
+    m = P.m
     keys = (METRIC_NAMES.index(g.name), m, 77)
-    seed = int(s["seed"])
-    n, r = int(syn["n"]), float(syn["r"])
+    seed = cfg.seed
+    n, r = syn.n, float(syn.r)
     sens = frechet_sensitivity(r, n)
     p0 = np.eye(m)
-    center = ball_center(g, m, float(syn["center_distance"]), int(syn["center_seed"]) + m)
+    center = ball_center(g, m, float(syn.center_distance), syn.center_seed + m)
     xs = sample_ball(g, center, r, n, rng_for(seed, *keys, 0))
     far = int(np.argmax(g.dist(np.broadcast_to(center, xs.shape), xs)))
     xs2 = neighbour(g, xs, center, r, far)
@@ -118,8 +120,8 @@ def run_check(s: dict[str, Any], log: Callable[[str], object] = print) -> dict[s
     c1, c2 = g.log_coords(p0, eta), g.log_coords(p0, eta2)
     shift = float(np.linalg.norm(c2 - c1))
     e = (c2 - c1) / shift
-    N = int(P["n_samples"])
-    eps, delta, z = float(P["eps"]), float(P["delta"]), float(P["z"])
+    N = P.n_samples
+    eps, delta, z = float(P.eps), float(P.delta), float(P.z)
 
     def stat(y: np.ndarray) -> np.ndarray:
         return (g.log_coords(p0, y) - c1) @ e
@@ -137,17 +139,17 @@ def run_check(s: dict[str, Any], log: Callable[[str], object] = print) -> dict[s
         "n_samples": N, "checks": {}}
     sig_l = laplace_sigma(eps, sens)
     sig_g = analytic_gaussian_sigma(eps, delta, sens)
-    f = float(P["control_factor"])
+    f = float(P.control_factor)
     for name, mech, sigma, code in (("ewl", ew_laplace, sig_l, 1),
                                     ("ewl_control", ew_laplace, f * sig_l, 2),
                                     ("ewg", ew_gaussian, sig_g, 3),
                                     ("ewg_control", ew_gaussian, f * sig_g, 4)):
         t1, t2 = draws(mech, sigma, code)
         if mech is ew_laplace:
-            res = eps_check(t1, t2, eps, int(P["bins"]), int(P["min_count"]), z)
+            res = eps_check(t1, t2, eps, P.bins, P.min_count, z)
             res["bound_for_this_pair"] = shift / sigma  # the privacy loss of this pair
         else:
-            res = delta_check(t1, t2, eps, delta, int(P["bins"]) * 4, z)
+            res = delta_check(t1, t2, eps, delta, P.bins * 4, z)
             res["exact_delta_for_this_pair"] = gdp_delta(shift / sigma, eps)
         res["sigma"] = sigma
         out["checks"][name] = res
@@ -165,8 +167,8 @@ def run_check(s: dict[str, Any], log: Callable[[str], object] = print) -> dict[s
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    run_job(a, s, "privacy", lambda log: run_check(s, log=log))
+    cfg = load(a.config, a.scale)
+    run_job(a, cfg, "privacy", lambda log: run_check(cfg, log=log))
 
 
 if __name__ == "__main__":

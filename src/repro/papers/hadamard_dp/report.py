@@ -22,7 +22,8 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import reported_table, write_table
+from repro.core.tables import PM, pm, reported_table, write_table
+from repro.papers.hadamard_dp.settings import settings_of
 
 STYLES = {"ewg": dict(color="tab:red", lw=2.0, label="EW Gaussian (mu-GDP)"),
           "ewl": dict(color="tab:orange", ls="--", label="EW Laplace (eps(mu)-DP)"),
@@ -38,14 +39,6 @@ SPLIT_MU = 0.7  # the paper's boundary for the affine-invariant d=3 exception
 
 def _arr(x: Any) -> np.ndarray:
     return np.array(x, dtype=float)
-
-
-def _pm(v: np.ndarray) -> str:
-    v = v[np.isfinite(v)]
-    if len(v) == 0:
-        return "-"
-    se = v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else 0.0
-    return f"{v.mean():.4g} ± {se:.2g}"
 
 
 def log_ratio(ewg: np.ndarray, rl: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -86,7 +79,7 @@ def utility_tables(cells: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                    "eps(mu) for Laplace": round(c["eps_laplace"][k], 4)}
             for mech in ("ewg", "ewl", "rl"):
                 if mech in e:
-                    row[f"{mech} error (mean ± se)"] = _pm(e[mech][:, k])
+                    row[f"{mech} error ({PM})"] = pm(e[mech][:, k], 4, "g")
             rl_ok = "rl" in e and np.isfinite(e["rl"][:, k]).all()
             row["rl acceptance"] = round(float(np.nanmean(acc[:, k])), 3) if rl_ok else None
             sg = c["rl_sigma_times_growth"][k]
@@ -108,9 +101,9 @@ def utility_tables(cells: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                 "metric": c["metric"], "d": c["d"],
                 "budgets won by EWG": f"{won}/{n_ok}" + (
                     f" (+{len(mus) - n_ok} where RL does not exist)" if n_ok < len(mus) else ""),
-                "mean log(err EWG/RL), all mu": _pm(lr["all"]),
-                f"mu < {SPLIT_MU:g}": _pm(lr["lt"]),
-                f"mu >= {SPLIT_MU:g}": _pm(lr["ge"]),
+                "mean log(err EWG/RL), all mu": pm(lr["all"], 4, "g"),
+                f"mu < {SPLIT_MU:g}": pm(lr["lt"], 4, "g"),
+                f"mu >= {SPLIT_MU:g}": pm(lr["ge"], 4, "g"),
                 "EWL/RL error ratio (geo. mean)": round(float(np.exp(np.nanmean(
                     np.log(e["ewl"] / e["rl"])))), 3) if "ewl" in e else None,
                 "RL acceptance": round(float(np.nanmean(acc)), 3),
@@ -137,7 +130,8 @@ def runtime_table(cells: list[dict[str, Any]]) -> tuple[pd.DataFrame, list[dict[
 
 
 def plot_utility(cells: list[dict[str, Any]], metric: str, path: Path) -> None:
-    """The paper's figure: mean error vs mu, one panel per d, mean ± se band."""
+    """The paper's figure: mean error vs mu, one panel per d, a mean ± sd band (the tables'
+    spread)."""
     mine = sorted([c for c in cells if c["metric"] == metric], key=lambda c: c["d"])
     fig, axes = subplots(1, max(len(mine), 1), figsize=(4.2 * max(len(mine), 1), 3.6),
                          squeeze=False)
@@ -146,12 +140,10 @@ def plot_utility(cells: list[dict[str, Any]], metric: str, path: Path) -> None:
         for mech, err in c["errors"].items():
             e = _arr(err)
             mean = np.nanmean(e, axis=0)
-            n = np.sum(np.isfinite(e), axis=0)
-            se = np.nanstd(e, axis=0, ddof=1) / np.sqrt(np.maximum(n, 1)) if len(e) > 1 \
-                else np.zeros_like(mean)
+            sd = np.nanstd(e, axis=0, ddof=1) if len(e) > 1 else np.zeros_like(mean)
             st = STYLES[mech]
             ax.plot(mus, mean, marker=".", **st)
-            ax.fill_between(mus, mean - se, mean + se, alpha=0.2, color=st["color"])
+            ax.fill_between(mus, mean - sd, mean + sd, alpha=0.2, color=st["color"])
         ax.set_yscale("log")
         ax.set_xlabel("privacy budget mu (GDP)")
         ax.set_ylabel("mean d(private mean, Fréchet mean)")
@@ -169,7 +161,7 @@ def real_tables(real: dict[str, Any]) -> tuple[pd.DataFrame, list[dict[str, Any]
             row = {"class": cls, "n": c["n"], "Delta": round(c["sensitivity"], 4), "mu": mu}
             for mech in ("ewg", "ewl", "rl"):
                 if mech in e:
-                    row[f"{mech} error (mean ± se)"] = _pm(e[mech][:, k])
+                    row[f"{mech} error ({PM})"] = pm(e[mech][:, k], 4, "g")
             rows.append(row)
         if "ewg" in e and "rl" in e:
             per_rep.append(np.log(e["ewg"] / e["rl"]).mean(axis=1))
@@ -208,7 +200,7 @@ def footpoint_table(fp: dict[str, Any]) -> pd.DataFrame:
                    "mu": mu}
             for mech in ("ewg", "ewl", "rl"):
                 if mech in e:
-                    row[f"{mech} error (mean ± se)"] = _pm(e[mech][:, k])
+                    row[f"{mech} error ({PM})"] = pm(e[mech][:, k], 4, "g")
             if "ewg" in e and "rl" in e:
                 row["EWG/RL"] = round(float(np.nanmean(e["ewg"][:, k]) /
                                             np.nanmean(e["rl"][:, k])), 3)
@@ -228,7 +220,7 @@ def privacy_tables(pv: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
         else:
             rows.append({"mechanism": name, "sigma": c["sigma"],
                          "property": f"delta = {pv['delta']} at eps = {pv['eps']}",
-                         "estimate": f"hockey-stick {c['hockey_stick']:.2e} ± {c['se']:.1e}",
+                         "estimate": f"hockey-stick {c['hockey_stick']:.2e} (se {c['se']:.1e})",
                          "theory for this pair": f"delta = {c['exact_delta_for_this_pair']:.2e}",
                          "excess (must be <= 0; > 0 for controls)": c["excess_over_delta"]})
     cal = pd.DataFrame(pv["calibration"]["gaussian"])[
@@ -262,9 +254,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--privacy", required=True)
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
-    order = {m: i for i, m in enumerate(s["metrics"])}
+    raw = load_yaml(a.config)  # its `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
+    order = {m: i for i, m in enumerate(cfg.metrics)}
     cells = sorted((read_json(p) for p in a.grid), key=lambda c: (order[c["metric"]], c["d"]))
     real, fp, pv = read_json(a.realdata), read_json(a.footpoint), read_json(a.privacy)
     tables, figs = a.out / "tables", a.out / "figures"
@@ -274,12 +266,12 @@ def main(argv: list[str] | None = None) -> None:
     write_table(summary, tables, "utility_summary",
                 f"EW Gaussian vs MCMC Riemannian Laplace at a common mu-GDP budget (scale "
                 f"{a.scale}, {reps} repetitions, n={cells[0]['n']}, r={cells[0]['r']}). "
-                "log(err EWG/RL) < 0: EWG better (mean ± se over repetitions of the mean over "
+                f"log(err EWG/RL) < 0: EWG better ({PM} over repetitions of the mean over "
                 "budgets). The paper's column is its qualitative statement (no numbers in our "
                 "sources).")
     write_table(long, tables, "utility",
                 "Mean geodesic distance of the private Fréchet mean to the sample Fréchet mean "
-                "(± standard error over repetitions), per metric, d and budget mu. Laplace-type "
+                f"({PM} over repetitions), per metric, d and budget mu. Laplace-type "
                 "mechanisms run at eps(mu) = log(Phi(mu/2)/Phi(-mu/2)).")
     rt, rt_recs = runtime_table(cells)
     write_table(rt, tables, "runtime",
@@ -310,7 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     write_table(reported_table(raw["reported"]), tables, "paper_reported",
                 "The paper's own numbers in our sources (PAPERS.md): its protocol.")
 
-    for metric in s["metrics"]:
+    for metric in cfg.metrics:
         if any(c["metric"] == metric for c in cells):
             plot_utility(cells, metric, figs / f"utility_{metric}.png")
     plot_real(real, figs / "realdata.png")

@@ -22,6 +22,7 @@ the leader observes under bandit feedback, and what Harris et al. (2024)'s estim
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,13 @@ from repro.papers.stackelberg.game import (
     extreme_points,
     random_game,
     utility_vectors,
+)
+from repro.papers.stackelberg.settings import (
+    AuctionEnvConfig,
+    EnvConfig,
+    StackelbergEnvConfig,
+    TypeAdversary,
+    TypeSequence,
 )
 
 
@@ -155,18 +163,17 @@ class StackelbergEnv:
 
     n_outcomes: int
 
-    def __init__(self, spec: dict[str, Any], rng: np.random.Generator):
-        self.spec = spec
-        self.game: Game = random_game(rng, spec["leader_actions"], spec["follower_actions"],
-                                      spec["follower_types"], spec["context_dim"],
-                                      spec["follower_context"])
-        self.p = type_distribution(rng, self.game.K, spec["type_distribution"])
-        self.delta = float(spec["delta"])
+    def __init__(self, spec: StackelbergEnvConfig, rng: np.random.Generator):
+        self.game: Game = random_game(rng, spec.leader_actions, spec.follower_actions,
+                                      spec.follower_types, spec.context_dim,
+                                      spec.follower_context)
+        self.p = type_distribution(rng, self.game.K, spec.type_distribution)
+        self.delta = float(spec.delta)
         self.K, self.d, self.D = self.game.K, self.game.d, self.game.K
         self.n_outcomes = self.game.n
-        self.adversary: dict[str, Any] | None = spec.get("type_sequence")
-        self.type_adversary: dict[str, Any] | None = spec.get("type_adversary")
-        if self.adversary and any(len(q) != self.K for q in self.adversary["phases"]):
+        self.adversary: TypeSequence | None = spec.type_sequence
+        self.type_adversary: TypeAdversary | None = spec.type_adversary
+        if self.adversary and any(len(q) != self.K for q in self.adversary.phases):
             raise ValueError(f"type_sequence.phases: every phase needs {self.K} probabilities")
         if self.adversary and self.type_adversary:
             raise ValueError("type_sequence and type_adversary: give one adversary, not both")
@@ -192,7 +199,7 @@ class StackelbergEnv:
                              "(sequence_against_learner) and passed as `types`")
         elif self.adversary:
             a = self.adversary
-            f = phase_sequence(rng, T, a["phases"], int(a["first_phase"]), float(a["growth"]))
+            f = phase_sequence(rng, T, a.phases, a.first_phase, float(a.growth))
         else:
             f = rng.choice(self.K, size=T, p=self.p)
         return Sequence(z=z, f=f, noise=np.zeros(T))
@@ -236,9 +243,9 @@ class StackelbergEnv:
         out = {"p": None if self.theta is None else self.p, "D": self.D,
                "follower_context": self.game.follower_context}
         if self.adversary:
-            out["type_sequence"] = self.adversary
+            out["type_sequence"] = dataclasses.asdict(self.adversary)
         if self.type_adversary:
-            out["type_adversary"] = self.type_adversary
+            out["type_adversary"] = dataclasses.asdict(self.type_adversary)
         if self.fixed_arms:
             out.update(n_arms=len(self.E), n_regions=int(len(np.unique(self.E.profile, axis=0))))
         return out
@@ -250,14 +257,13 @@ class AuctionEnv:
 
     n_outcomes = 2  # 0: lose, 1: win (and then the price, i.e. the competing level, is seen)
 
-    def __init__(self, spec: dict[str, Any], rng: np.random.Generator):
-        self.spec = spec
-        K, d = spec["follower_types"], spec["context_dim"]
-        lo, hi = spec["bid_range"]
+    def __init__(self, spec: AuctionEnvConfig, rng: np.random.Generator):
+        K, d = spec.follower_types, spec.context_dim
+        lo, hi = spec.bid_range
         self.levels = np.sort(rng.uniform(lo, hi, size=K))
         self.w = rng.dirichlet(np.ones(d))  # v(z) = <w, z> in [0, 1] for z in [0, 1]^d
-        self.p = type_distribution(rng, K, spec["type_distribution"])
-        self.value_noise = float(spec["value_noise"])
+        self.p = type_distribution(rng, K, spec.type_distribution)
+        self.value_noise = float(spec.value_noise)
         self.K, self.d, self.D = K, d, K * (d + 1)
         self.theta = (self.p[:, None] * np.append(self.w, 1.0)[None, :]).ravel()
         self.R = 1.0 + self.value_noise / 2  # reward range [-1, 1 + noise]
@@ -303,5 +309,6 @@ class AuctionEnv:
 ENVIRONMENTS = {"stackelberg": StackelbergEnv, "auction": AuctionEnv}
 
 
-def make_env(spec: dict[str, Any], rng: np.random.Generator) -> StackelbergEnv | AuctionEnv:
-    return ENVIRONMENTS[spec["kind"]](spec, rng)
+def make_env(spec: EnvConfig, rng: np.random.Generator) -> StackelbergEnv | AuctionEnv:
+    """The environment of a typed spec (its class by `kind`), its instance drawn from rng."""
+    return ENVIRONMENTS[spec.kind](spec, rng)

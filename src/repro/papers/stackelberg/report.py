@@ -20,7 +20,13 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.stackelberg.settings import (
+    AuctionEnvConfig,
+    EnvConfig,
+    StackelbergEnvConfig,
+    settings_of,
+)
 
 ORDER = ("oful", "logdet_ftrl", "harris_etc", "full_info", "random", "oracle")
 LABELS = {"oful": "reduction + OFUL", "logdet_ftrl": "reduction + logdet-FTRL",
@@ -41,21 +47,23 @@ def fit_slope(T: np.ndarray, R: np.ndarray, fit_from: int) -> float | None:
     return float(np.polyfit(np.log(T[m]), np.log(R[m]), 1)[0])
 
 
-def env_label(name: str, spec: dict[str, Any]) -> str:
-    if spec["kind"] == "auction":
-        return (f"{name}: second-price auction, {spec['follower_types']} competing-bid levels, "
-                f"d = {spec['context_dim']}")
-    ctx = "context-dependent" if spec["follower_context"] else "context-free"
-    seq, adv = spec.get("type_sequence"), spec.get("type_adversary")
+def env_label(name: str, spec: EnvConfig) -> str:
+    """One line saying what the environment is (figure panel titles)."""
+    if isinstance(spec, AuctionEnvConfig):
+        return (f"{name}: second-price auction, {spec.follower_types} competing-bid levels, "
+                f"d = {spec.context_dim}")
+    assert isinstance(spec, StackelbergEnvConfig)
+    ctx = "context-dependent" if spec.follower_context else "context-free"
+    seq, adv = spec.type_sequence, spec.type_adversary
     if seq:
-        types = f"adversarial types (phases x{seq['growth']:g} from {seq['first_phase']})"
+        types = f"adversarial types (phases x{seq.growth:g} from {seq.first_phase})"
     elif adv:
-        types = (f"types built against {adv['against'].upper()} (oblivious; "
-                 f"{adv['eval_contexts']} shadow contexts)")
+        types = (f"types built against {adv.against.upper()} (oblivious; "
+                 f"{adv.eval_contexts} shadow contexts)")
     else:
         types = "i.i.d. types"
-    return (f"{name}: {spec['follower_types']} follower types, {spec['leader_actions']}x"
-            f"{spec['follower_actions']} actions, d = {spec['context_dim']}, {ctx} followers, "
+    return (f"{name}: {spec.follower_types} follower types, {spec.leader_actions}x"
+            f"{spec.follower_actions} actions, d = {spec.context_dim}, {ctx} followers, "
             f"{types}")
 
 
@@ -102,13 +110,6 @@ def _vals(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
     return vals
 
 
-def _pm(values: list[float], digits: int = 3) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.{digits}g} ± {s:.2g}"
-
-
 def _algs(runs: list[dict[str, Any]]) -> list[str]:
     present = {a for r in runs for a in r["regret"]}
     return [a for a in ORDER if a in present]
@@ -123,8 +124,8 @@ def regret_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str
             m = f"{env}/{alg}"
             row: dict[str, Any] = {"environment": env, "algorithm": LABELS[alg]}
             for T in horizons:
-                row[f"R({T})"] = _pm(v[(m, f"regret_T{T}")])
-            row["slope (ours)"] = _pm(v[(m, "slope")])
+                row[f"R({T})"] = pm(v[(m, f"regret_T{T}")], 3, "g")
+            row["slope (ours)"] = pm(v[(m, "slope")], 3, "g")
             rate = PAPER_RATE.get(alg)
             row["exponent (paper)"] = (paper_value(reported, rate, "regret_exponent",
                                                    RATE_SETTING) if rate else None)
@@ -147,10 +148,10 @@ def slopes_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str
             lo, hi = (np.quantile(s, [0.025, 0.975]) if len(s) > 1 else (s[0], s[0]))
             rows.append({
                 "environment": env, "algorithm": LABELS[alg],
-                f"slope, T >= {fit_from} (mean ± sd)": _pm(s),
+                f"slope, T >= {fit_from} ({PM})": pm(s, 3, "g"),
                 "median": float(np.median(s)), "min": float(np.min(s)),
                 "max": float(np.max(s)), "2.5%-97.5% of seeds": f"[{lo:.3g}, {hi:.3g}]",
-                "slope, all T": _pm(v[(m, "slope_all")]),
+                "slope, all T": pm(v[(m, "slope_all")], 3, "g"),
                 "exponent (paper)": (paper_value(reported, rate, "regret_exponent",
                                                  RATE_SETTING) if rate else None),
                 "seeds": len(s)})
@@ -250,8 +251,8 @@ def tuned_table(tuning: list[dict[str, Any]], tuned: list[dict[str, Any]],
                 f"{lab}: {m:.3g}" for lab, m in means.items()),
             "chosen": sel[alg]["label"]}
         for h in horizons:
-            row[f"R({h}) tuned"] = _pm(v[(f"tuned/{alg}", f"regret_T{h}")])
-        row[f"R({T}) theory constants"] = _pm(v[(f"{env}/{alg}", f"regret_T{T}")])
+            row[f"R({h}) tuned"] = pm(v[(f"tuned/{alg}", f"regret_T{h}")], 3, "g")
+        row[f"R({T}) theory constants"] = pm(v[(f"{env}/{alg}", f"regret_T{T}")], 3, "g")
         row["tuning seeds"] = len(tuning)
         row["seeds"] = len(v[(f"tuned/{alg}", f"regret_T{T}")])
         rows.append(row)
@@ -265,16 +266,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tuned-runs", nargs="*", default=[])
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # its `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
-    fit_from = int(s["slope_fit_from"])
+    fit_from = cfg.slope_fit_from
     runs = [read_json(p) for p in a.runs]
     runs_by = {env: sorted([r for r in runs if r["env"] == env], key=lambda r: r["seed"])
-               for env in s["environments"]}
+               for env in cfg.environments}
     runs_by = {k: v for k, v in runs_by.items() if v}
-    labels = {env: env_label(env, s["environments"][env]) for env in runs_by}
-    horizons = sorted(int(h) for h in s["horizons"])
+    labels = {env: env_label(env, cfg.environments[env]) for env in runs_by}
+    horizons = sorted(cfg.horizons)
     records = [rec for r in runs for rec in run_records(r, fit_from)]
 
     out = a.out
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     write_table(regret_table(records, runs_by, horizons, reported), out / "tables", "regret",
                 "Cumulative pseudo-regret R(T) against the optimal contextual policy knowing the "
                 "type distribution (adversarial types: against the best fixed policy in "
-                "hindsight) (mean ± sd over seeds; one sequence of contexts and followers "
+                f"hindsight) ({PM} over seeds; one sequence of contexts and followers "
                 "per seed, shared by every algorithm). Slope: least squares of log R(T) on "
                 f"log T over T >= {fit_from}, per seed. Exponent (paper): the rate it proves "
                 f"(O~(T^1/2); previous best O~(T^2/3)). Arms (extreme points): {arms}.")
@@ -297,16 +298,16 @@ def main(argv: list[str] | None = None) -> None:
         tuning = sorted((read_json(p) for p in a.tuning_runs), key=lambda r: r["seed"])
         tuned = sorted((read_json(p) for p in a.tuned_runs), key=lambda r: r["seed"])
         records += tuned_records(tuned)
-        ab = s["ablation"]
-        write_table(tuned_table(tuning, tuned, records, ab["env"], horizons), out / "tables",
+        ab = cfg.ablation
+        write_table(tuned_table(tuning, tuned, records, ab.env, horizons), out / "tables",
                     "tuned",
-                    f"Ablation on {ab['env']}: every algorithm's exploration constant times c in "
-                    f"{ab['multipliers']} (OFUL's confidence radius x c; Harris et al.'s "
+                    f"Ablation on {ab.env}: every algorithm's exploration constant times c in "
+                    f"{ab.multipliers} (OFUL's confidence radius x c; Harris et al.'s "
                     "exploration length x c, with and without its (log T)^(1/3) factor; "
                     "logdet-FTRL's step size / c: smaller c explores less for all). Each "
                     "algorithm at the configuration with the least mean R(T_max) over the "
-                    f"tuning seeds {ab['tuning_seeds']} (never the main seeds), then run on the "
-                    "main seeds (mean ± sd); beside it R(T_max) with the theory's constants "
+                    f"tuning seeds {ab.tuning_seeds} (never the main seeds), then run on the "
+                    f"main seeds ({PM}); beside it R(T_max) with the theory's constants "
                     "(the main table).")
     plot_curves(runs_by, labels, out / "figures" / "regret_curves.png")
     plot_regret_vs_T(records, runs_by, labels, fit_from, out / "figures" / "regret_vs_T.png")

@@ -47,14 +47,14 @@ table's.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import time
 import zlib
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser, typed
 from repro.core.io import read_json, write_json
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
@@ -71,8 +71,14 @@ from repro.papers.stackelberg.environments import (
     make_env,
     sequence_against_learner,
 )
+from repro.papers.stackelberg.settings import (
+    HarrisConfig,
+    LogDetFTRLConfig,
+    OFULConfig,
+    Settings,
+    load,
+)
 
-ALGORITHMS = ("oful", "logdet_ftrl", "harris_etc", "full_info", "random", "oracle")
 # random streams of a job: instance, sequence, random play, logdet-FTRL's sampling and
 # reservoir, and the adversary's own: shadow contexts (and noises), evaluation sample and mixing
 (INSTANCE, SEQUENCE, RANDOM_PLAY, FTRL_SAMPLING, FTRL_RESERVOIR, SHADOW,
@@ -92,13 +98,14 @@ def checkpoints(horizons: list[int], n: int) -> list[int]:
     return sorted({int(p) for p in pts} | {int(h) for h in horizons})
 
 
-def make_oful(s: dict[str, Any], env: Any) -> OFUL:
-    """The main run's OFUL (the theory's constants from `s["oful"]`); the adversary built
+def make_oful(cfg: Settings, env: Any) -> OFUL:
+    """The main run's OFUL (the theory's constants from `cfg.oful`); the adversary built
     against OFUL simulates exactly this one."""
-    return OFUL(env.D, env.R, env.S, **s["oful"])
+    c = cfg.oful
+    return OFUL(env.D, env.R, env.S, lam=c.lam, delta=c.delta, beta_scale=c.beta_scale)
 
 
-def adversary_sequence(s: dict[str, Any], env: Any, env_name: str, seed: int, T: int
+def adversary_sequence(cfg: Settings, env: Any, env_name: str, seed: int, T: int
                        ) -> tuple[Sequence, AdversaryTrace]:
     """The type sequence of an adversary built against OFUL, fixed before play from the
     adversary's own streams only (never the SEQUENCE stream of the real contexts): shadow
@@ -106,37 +113,41 @@ def adversary_sequence(s: dict[str, Any], env: Any, env_name: str, seed: int, T:
     distribution, and per round a (coin, type) pair for the optional uniform mixing. Every
     draw is made row by row, so the first T' < T types do not depend on T."""
     a = env.type_adversary
-    if a["against"] != "oful":
-        raise ValueError(f"type_adversary.against {a['against']!r}: allowed is oful")
+    if a.against != "oful":
+        raise ValueError(f"type_adversary.against {a.against!r}: allowed is oful")
     placeholder = np.zeros(T, dtype=np.int64)
     shadow = env.draw_sequence(rng_for(seed, env_name, SHADOW), T, types=placeholder)
     rng = rng_for(seed, env_name, ADVERSARY)
-    eval_z = rng.random((int(a["eval_contexts"]), env.d))
+    eval_z = rng.random((a.eval_contexts, env.d))
     mix_draws = rng.random((T, 2))
-    trace = sequence_against_learner(env, make_oful(s, env), shadow, eval_z, mix_draws,
-                                     float(a.get("mix", 0.0)))
+    trace = sequence_against_learner(env, make_oful(cfg, env), shadow, eval_z, mix_draws,
+                                     float(a.mix))
     return shadow, trace
 
 
-def make_learners(s: dict[str, Any], env: Any, env_name: str, seed: int
+def make_learners(cfg: Settings, env: Any, env_name: str, seed: int
                   ) -> dict[str, tuple[Any, int, np.random.Generator]]:
     """name -> (learner, horizon, rng); explore-then-commit once per horizon (`harris_etc@T`)."""
-    algos = s["environments"][env_name]["algorithms"]
-    T_max = max(s["horizons"])
+    algos = cfg.environments[env_name].algorithms
+    T_max = max(cfg.horizons)
     none = np.random.default_rng(0)  # deterministic learners never draw from it
     out: dict[str, tuple[Any, int, np.random.Generator]] = {}
     if "oful" in algos:
-        out["oful"] = (make_oful(s, env), T_max, none)
+        out["oful"] = (make_oful(cfg, env), T_max, none)
     if "logdet_ftrl" in algos:
+        c = cfg.logdet_ftrl
         ftrl = LogDetFTRL(env.D, rng_for(seed, env_name, FTRL_RESERVOIR),
-                          reward_range=2.0 * env.R, **s["logdet_ftrl"])
+                          sample_size=c.sample_size, fw_iters=c.fw_iters,
+                          eta_scale=c.eta_scale, ridge=c.ridge, reward_range=2.0 * env.R)
         out["logdet_ftrl"] = (ftrl, T_max, rng_for(seed, env_name, FTRL_SAMPLING))
     if "harris_etc" in algos:
         if not env.fixed_arms:
             raise SystemExit(f"{env_name}: harris_etc needs context-free follower best "
                              "responses (Harris et al.'s bandit setting); drop it from algorithms")
-        for T in sorted(s["horizons"]):
-            out[f"harris_etc@{T}"] = (ExploreThenCommit(env, T, **s["harris_etc"]), T, none)
+        h = cfg.harris_etc
+        for T in sorted(cfg.horizons):
+            out[f"harris_etc@{T}"] = (ExploreThenCommit(env, T, explore_scale=h.explore_scale,
+                                                        log_factor=h.log_factor), T, none)
     if "full_info" in algos:
         out["full_info"] = (FullInformation(env), T_max, none)
     if "oracle" in algos:
@@ -147,18 +158,18 @@ def make_learners(s: dict[str, Any], env: Any, env_name: str, seed: int
     return out
 
 
-def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
+def run(cfg: Settings, env_name: str, seed: int, log: Any = print
         ) -> tuple[dict[str, Any], dict[str, float]]:
     """The job: (result, seconds spent per algorithm and on the arms); see module docstring."""
-    spec = s["environments"][env_name]
+    spec = cfg.environments[env_name]
     env = make_env(spec, rng_for(seed, env_name, INSTANCE))
-    horizons = sorted(int(h) for h in s["horizons"])
+    horizons = sorted(cfg.horizons)
     T_max = horizons[-1]
     extra: dict[str, Any] = {}
     adversary_seconds = 0.0
     if getattr(env, "type_adversary", None):  # fixed before play, from its own streams
         c0 = time.perf_counter()
-        shadow, trace = adversary_sequence(s, env, env_name, seed, T_max)
+        shadow, trace = adversary_sequence(cfg, env, env_name, seed, T_max)
         seq = env.draw_sequence(rng_for(seed, env_name, SEQUENCE), T_max, types=trace.types)
         shadow_bench = env.hindsight(shadow, horizons)
         gains = np.cumsum(trace.gains)
@@ -172,13 +183,13 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
         adversary_seconds = time.perf_counter() - c0
     else:
         seq = env.draw_sequence(rng_for(seed, env_name, SEQUENCE), T_max)
-    learners = make_learners(s, env, env_name, seed)
-    play_random = "random" in spec["algorithms"]
+    learners = make_learners(cfg, env, env_name, seed)
+    play_random = "random" in spec.algorithms
     rng_random = rng_for(seed, env_name, RANDOM_PLAY)
     keys = list(learners) + (["random"] if play_random else [])
     utility = dict.fromkeys(keys, 0.0)
     seconds = dict.fromkeys(keys + ["arms"], 0.0)
-    marks = checkpoints(horizons, int(s["n_checkpoints"]))
+    marks = checkpoints(horizons, cfg.n_checkpoints)
     mark_set = set(marks)
     curves: dict[str, dict[str, list[float]]] = {k: {"t": [], "regret": [], "utility": []}
                                                  for k in keys}
@@ -237,7 +248,7 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
                 final.setdefault(name, {})[str(T)] = c["regret"][c["t"].index(T)]
     etc = {T: learners[f"harris_etc@{T}"][0] for T in horizons if f"harris_etc@{T}" in learners}
     return {
-        "env": env_name, "seed": seed, "kind": spec["kind"], "horizons": horizons,
+        "env": env_name, "seed": seed, "kind": spec.kind, "horizons": horizons,
         "checkpoints": marks, "curves": curves, "regret": final,
         "benchmark_utility": hindsight[T_max] if adversarial else best_total,
         "harris_etc": {str(T): {"explore_rounds": e.T0, "spanner": [list(x) for x in e.spanner],
@@ -251,44 +262,52 @@ def run(s: dict[str, Any], env_name: str, seed: int, log: Any = print
 ABLATED = ("oful", "logdet_ftrl", "harris_etc")
 
 
-def ablation_configs(s: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
-    """algorithm -> configuration label -> its constants (the main table's times c)."""
+# the typed constants of each ablated algorithm (its section of the settings)
+CONSTANTS: dict[str, type] = {"oful": OFULConfig, "logdet_ftrl": LogDetFTRLConfig,
+                              "harris_etc": HarrisConfig}
+
+
+def ablation_configs(cfg: Settings) -> dict[str, dict[str, dict[str, Any]]]:
+    """algorithm -> configuration label -> its constants (the main table's times c), as plain
+    dicts: they are written to the tuning runs and read back to choose."""
+    oful, ftrl, harris = (dataclasses.asdict(c) for c in
+                          (cfg.oful, cfg.logdet_ftrl, cfg.harris_etc))
     out: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in ABLATED}
-    for c in s["ablation"]["multipliers"]:
+    for c in cfg.ablation.multipliers:
         c = float(c)
-        out["oful"][f"c={c:g}"] = {**s["oful"], "beta_scale": s["oful"]["beta_scale"] * c}
-        out["logdet_ftrl"][f"c={c:g}"] = {**s["logdet_ftrl"],
-                                          "eta_scale": s["logdet_ftrl"]["eta_scale"] / c}
+        out["oful"][f"c={c:g}"] = {**oful, "beta_scale": oful["beta_scale"] * c}
+        out["logdet_ftrl"][f"c={c:g}"] = {**ftrl, "eta_scale": ftrl["eta_scale"] / c}
         for log_factor in (True, False):
             label = f"c={c:g}" + ("" if log_factor else ", no log")
-            out["harris_etc"][label] = {**s["harris_etc"], "log_factor": log_factor,
-                                        "explore_scale": s["harris_etc"]["explore_scale"] * c}
+            out["harris_etc"][label] = {**harris, "log_factor": log_factor,
+                                        "explore_scale": harris["explore_scale"] * c}
     return out
 
 
-def _run_configs(s: dict[str, Any], seed: int, chosen: dict[str, dict[str, Any]], log: Any
+def _run_configs(cfg: Settings, seed: int, chosen: dict[str, dict[str, Any]], log: Any
                  ) -> dict[str, dict[str, float]]:
     """R(T) of each algorithm in `chosen` with its constants, on the ablation's environment
     and this seed (the main run's draws: same environment name, same streams)."""
-    env_name = s["ablation"]["env"]
-    s2 = copy.deepcopy(s)
-    s2["environments"][env_name]["algorithms"] = list(chosen)
-    s2.update(chosen)
-    return run(s2, env_name, seed, log=log)[0]["regret"]
+    env_name = cfg.ablation.env
+    env = dataclasses.replace(cfg.environments[env_name], algorithms=list(chosen))
+    constants = {a: typed(CONSTANTS[a], c, f"ablation constants of {a}")
+                 for a, c in chosen.items()}
+    cfg2 = dataclasses.replace(cfg, environments={**cfg.environments, env_name: env},
+                               **constants)
+    return run(cfg2, env_name, seed, log=log)[0]["regret"]
 
 
-def run_tuning(s: dict[str, Any], seed: int, log: Any = print) -> dict[str, Any]:
+def run_tuning(cfg: Settings, seed: int, log: Any = print) -> dict[str, Any]:
     """Every configuration of every ablated algorithm on one tuning seed."""
-    configs = ablation_configs(s)
+    configs = ablation_configs(cfg)
     regret: dict[str, dict[str, dict[str, float]]] = {a: {} for a in configs}
     labels = {lab for cfg in configs.values() for lab in cfg}
     for label in sorted(labels, key=lambda lab: list(configs["harris_etc"]).index(lab)):
         chosen = {a: cfg[label] for a, cfg in configs.items() if label in cfg}
-        for a, by_T in _run_configs(s, seed, chosen, log).items():
+        for a, by_T in _run_configs(cfg, seed, chosen, log).items():
             regret[a][label] = by_T
-    return {"env": s["ablation"]["env"], "seed": seed, "role": "tune",
-            "horizons": sorted(int(h) for h in s["horizons"]), "regret": regret,
-            "constants": configs}
+    return {"env": cfg.ablation.env, "seed": seed, "role": "tune",
+            "horizons": sorted(cfg.horizons), "regret": regret, "constants": configs}
 
 
 def select_constants(tuning: list[dict[str, Any]], tuning_seeds: list[int]
@@ -310,19 +329,19 @@ def select_constants(tuning: list[dict[str, Any]], tuning_seeds: list[int]
     return out
 
 
-def run_tuned(s: dict[str, Any], seed: int, tuning: list[dict[str, Any]],
+def run_tuned(cfg: Settings, seed: int, tuning: list[dict[str, Any]],
               main_run: dict[str, Any], log: Any = print) -> dict[str, Any]:
     """Each algorithm at its tuned constants on a main seed; a configuration equal to the main
     table's is copied from the main run of that seed (the same draws, so the same numbers)."""
-    sel = select_constants(tuning, s["ablation"]["tuning_seeds"])
-    copied = [a for a, v in sel.items() if v["constants"] == {**s[a], "log_factor": True}
-              or v["constants"] == s[a]]
+    sel = select_constants(tuning, cfg.ablation.tuning_seeds)
+    main_constants = {a: dataclasses.asdict(getattr(cfg, a)) for a in sel}
+    copied = [a for a, v in sel.items() if v["constants"] == main_constants[a]]
     todo = {a: v["constants"] for a, v in sel.items() if a not in copied}
     regret = {a: main_run["regret"][a] for a in copied}
     if todo:
-        regret.update(_run_configs(s, seed, todo, log))
-    return {"env": s["ablation"]["env"], "seed": seed, "role": "eval",
-            "horizons": sorted(int(h) for h in s["horizons"]), "selection": sel,
+        regret.update(_run_configs(cfg, seed, todo, log))
+    return {"env": cfg.ablation.env, "seed": seed, "role": "eval",
+            "horizons": sorted(cfg.horizons), "selection": sel,
             "regret": {a: regret[a] for a in sel}, "copied_from_main_run": sorted(copied)}
 
 
@@ -334,11 +353,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tuning-runs", nargs="+", default=[], help="eval: the tuning runs")
     ap.add_argument("--main-run", help="eval: the main run of this seed")
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    env = s["ablation"]["env"] if a.ablation else a.env
-    if env not in s["environments"]:
+    cfg = load(a.config, a.scale)
+    env = cfg.ablation.env if a.ablation else a.env
+    if env not in cfg.environments:
         raise SystemExit(f"unknown environment {env!r}: allowed are "
-                         f"{', '.join(s['environments'])}")
+                         f"{', '.join(cfg.environments)}")
     from threadpoolctl import threadpool_limits
 
     seed_everything(a.seed)
@@ -346,14 +365,14 @@ def main(argv: list[str] | None = None) -> None:
     c0 = time.process_time()
     with threadpool_limits(1):  # jobs run side by side; the matrices are tiny
         if a.ablation == "tune":
-            result = run_tuning(s, a.seed, log=log.info)
+            result = run_tuning(cfg, a.seed, log=log.info)
         elif a.ablation == "eval":
             if not a.tuning_runs or not a.main_run:
                 raise SystemExit("--ablation eval needs --tuning-runs and --main-run")
-            result = run_tuned(s, a.seed, [read_json(p) for p in a.tuning_runs],
+            result = run_tuned(cfg, a.seed, [read_json(p) for p in a.tuning_runs],
                                read_json(a.main_run), log=log.info)
         else:
-            result, seconds = run(s, env, a.seed, log=log.info)
+            result, seconds = run(cfg, env, a.seed, log=log.info)
             log.info("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     result["scale"] = a.scale
     write_json(a.out, result)  # no timings inside: the same seed writes the same bytes

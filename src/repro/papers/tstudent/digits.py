@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, read_json, write_json
 from repro.core.progress import get_logger
+from repro.papers.tstudent.settings import DigitsConfig, MnistConfig, load
 
 log = get_logger("tstudent.digits")
 
@@ -69,20 +70,20 @@ def _read_idx(raw: bytes) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
-def fetch_mnist(cfg: dict[str, Any], mirror: Path, scale: str) -> tuple[
+def fetch_mnist(cfg: MnistConfig, mirror: Path, scale: str) -> tuple[
         np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """MNIST's four idx files from the mirror, else from the first reachable URL (full only)."""
     if scale != "full":
         raise SystemExit("MNIST is the full-scale data set: use `digits.source: digits` at "
                          f"scale {scale}")
     arrays, where = {}, {}
-    for key, name in cfg["files"].items():
-        local = mirror / cfg["mirror_dir"] / name
+    for key, name in cfg.files.items():
+        local = mirror / cfg.mirror_dir / name
         if local.exists():
             arrays[key], where[key] = _read_idx(local.read_bytes()), f"mirror:{local}"
             continue
         errors = []
-        for base in cfg["base_urls"]:
+        for base in cfg.base_urls:
             try:
                 with urllib.request.urlopen(base + name, timeout=60) as resp:  # noqa: S310
                     arrays[key], where[key] = _read_idx(resp.read()), base + name
@@ -111,24 +112,23 @@ def centre_crop(images: np.ndarray, size: int) -> np.ndarray:
     return images[:, off:off + size, off:off + size]
 
 
-def fetch(s: dict[str, Any], mirror: Path, scale: str, out: Path) -> dict[str, Any]:
+def fetch(cfg: DigitsConfig, mirror: Path, scale: str, out: Path) -> dict[str, Any]:
     """Write train/test tokens (standardised with training statistics) and labels to `out`."""
-    cfg = s["digits"]
-    if cfg["source"] == "digits":
-        imgs, labels, src = load_digits_images(cfg["upsample"])
-        rng = np.random.default_rng(cfg["split_seed"])
+    if cfg.source == "digits":
+        imgs, labels, src = load_digits_images(cfg.upsample)
+        rng = np.random.default_rng(cfg.split_seed)
         perm = rng.permutation(len(labels))
-        n_test = int(round(cfg["test_fraction"] * len(labels)))
+        n_test = int(round(cfg.test_fraction * len(labels)))
         te, tr = perm[:n_test], perm[n_test:]
         xtr, ytr, xte, yte = imgs[tr], labels[tr], imgs[te], labels[te]
-    elif cfg["source"] == "mnist":
-        xtr, ytr, xte, yte, src = fetch_mnist(cfg["mnist"], mirror, scale)
-        xtr, xte = centre_crop(xtr, cfg["crop"]), centre_crop(xte, cfg["crop"])
+    elif cfg.source == "mnist":
+        xtr, ytr, xte, yte, src = fetch_mnist(cfg.mnist, mirror, scale)
+        xtr, xte = centre_crop(xtr, cfg.crop), centre_crop(xte, cfg.crop)
     else:
-        raise SystemExit(f"digits.source {cfg['source']!r}: allowed are digits, mnist")
-    if xtr.shape[1] % cfg["patch"]:
-        raise SystemExit(f"image side {xtr.shape[1]} is not a multiple of patch {cfg['patch']}")
-    ttr, tte = to_tokens(xtr, cfg["patch"]), to_tokens(xte, cfg["patch"])
+        raise SystemExit(f"digits.source {cfg.source!r}: allowed are digits, mnist")
+    if xtr.shape[1] % cfg.patch:
+        raise SystemExit(f"image side {xtr.shape[1]} is not a multiple of patch {cfg.patch}")
+    ttr, tte = to_tokens(xtr, cfg.patch), to_tokens(xte, cfg.patch)
     mu, sd = float(ttr.mean()), float(ttr.std())
     ttr, tte = (ttr - mu) / sd, (tte - mu) / sd
     with atomic_path(out) as tmp:
@@ -150,38 +150,38 @@ def first_layer(V: Any, side: int, window: int) -> Any:
                    V=V, S=conv_selection(side, window), meta={"side": side, "window": window})
 
 
-def train_cnn(s: dict[str, Any], data: dict[str, np.ndarray]) -> dict[str, Any]:
+def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray]) -> dict[str, Any]:
     """Train first layer + linear classifier with Adam; return V*, the head and accuracies."""
     import torch
 
     from repro.papers.tstudent.teachers import unit_value
 
-    cfg, c = s["digits"], s["digits"]["cnn"]
-    torch.manual_seed(c["seed"])
+    c = cfg.cnn
+    torch.manual_seed(c.seed)
     xtr = torch.tensor(data["train_x"], dtype=torch.float64)
     ytr = torch.tensor(data["train_y"])
     xte = torch.tensor(data["test_x"], dtype=torch.float64)
     yte = torch.tensor(data["test_y"])
     d, D = xtr.shape[1:]
-    side, window, C = int(round(D**0.5)), cfg["window"], cfg["channels"]
-    rng = np.random.default_rng(c["seed"])
+    side, window, C = int(round(D**0.5)), cfg.window, cfg.channels
+    rng = np.random.default_rng(c.seed)
     V = unit_value(C, d, rng).requires_grad_(True)
     head = torch.nn.Linear(C * D, 10, dtype=torch.float64)
-    opt = torch.optim.Adam([V, *head.parameters()], lr=c["lr"], weight_decay=c["weight_decay"])
+    opt = torch.optim.Adam([V, *head.parameters()], lr=c.lr, weight_decay=c.weight_decay)
 
     def logits(x: torch.Tensor, Vm: torch.Tensor) -> torch.Tensor:
         return head(first_layer(Vm, side, window).forward(x).flatten(1))
 
-    g = torch.Generator().manual_seed(c["seed"])
-    for epoch in range(c["epochs"]):
+    g = torch.Generator().manual_seed(c.seed)
+    for epoch in range(c.epochs):
         perm = torch.randperm(len(ytr), generator=g)
-        for i in range(0, len(ytr), c["batch_size"]):
-            idx = perm[i:i + c["batch_size"]]
+        for i in range(0, len(ytr), c.batch_size):
+            idx = perm[i:i + c.batch_size]
             loss = torch.nn.functional.cross_entropy(logits(xtr[idx], V), ytr[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
-        log.info(f"cnn epoch {epoch + 1}/{c['epochs']}: loss {float(loss):.4f}")
+        log.info(f"cnn epoch {epoch + 1}/{c.epochs}: loss {float(loss):.4f}")
     with torch.no_grad():
         acc_tr = float((logits(xtr, V).argmax(1) == ytr).double().mean())
         acc_te = float((logits(xte, V).argmax(1) == yte).double().mean())
@@ -193,7 +193,7 @@ def train_cnn(s: dict[str, Any], data: dict[str, np.ndarray]) -> dict[str, Any]:
 # -------------------------------------------------------------------------------- student ----
 
 
-def student_run(s: dict[str, Any], data: dict[str, np.ndarray], cnn: dict[str, Any], seed: int
+def student_run(cfg: DigitsConfig, data: dict[str, np.ndarray], cnn: dict[str, Any], seed: int
                 ) -> dict[str, Any]:
     """The paper's student on the CNN's first layer; evaluated on held-out real images."""
     import torch
@@ -201,7 +201,7 @@ def student_run(s: dict[str, Any], data: dict[str, np.ndarray], cnn: dict[str, A
     from repro.papers.tstudent.student import empirical_loss
     from repro.papers.tstudent.train import run_student
 
-    run = dict(s["digits"]["student"])
+    run = cfg.student
     V = torch.tensor(cnn["V"], dtype=torch.float64)
     teacher = first_layer(V, cnn["side"], cnn["window"])
     W = torch.tensor(cnn["head_weight"], dtype=torch.float64)
@@ -221,7 +221,7 @@ def student_run(s: dict[str, Any], data: dict[str, np.ndarray], cnn: dict[str, A
         return float((pred == yte).double().mean())
 
     sampler = None
-    if run["train_inputs"] == "images":  # real training images, drawn with replacement
+    if run.train_inputs == "images":  # real training images, drawn with replacement
         xtr = torch.tensor(data["train_x"], dtype=torch.float64)
 
         def sampler(B: int, gen: torch.Generator) -> torch.Tensor:
@@ -259,10 +259,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cnn", type=Path)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    s = load_settings(args.config, args.scale)
+    cfg = load(args.config, args.scale)
 
     if args.stage == "fetch":
-        src = fetch(s, args.mirror, args.scale, args.out)
+        src = fetch(cfg.digits, args.mirror, args.scale, args.out)
         write_json(args.out.with_name("source.json"), src)
         log.info(f"wrote {args.out}: {src}")
         return
@@ -274,12 +274,12 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     data = dict(np.load(args.data))
     if args.stage == "cnn":
-        seed_everything(s["digits"]["cnn"]["seed"])
-        res = train_cnn(s, data)
+        seed_everything(cfg.digits.cnn.seed)
+        res = train_cnn(cfg.digits, data)
         log.info(f"cnn: train acc {res['train_accuracy']:.4f}, test acc {res['test_accuracy']:.4f}")
     else:
         seed_everything(args.seed)
-        res = student_run(s, data, read_json(args.cnn), args.seed)
+        res = student_run(cfg.digits, data, read_json(args.cnn), args.seed)
         res.update(setting="digits", seed=args.seed, scale=args.scale)
     write_json(args.out, res)
     log.info(f"wrote {args.out}")

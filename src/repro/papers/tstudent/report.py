@@ -18,7 +18,8 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.tstudent.settings import TeacherSetting, settings_of
 
 PAPER_SETTING = "all six teacher settings"
 LABELS = {"conv": "conv + avg pooling", "gcn": "GCN (cycle)", "sparse_token": "sparse token sel.",
@@ -27,13 +28,6 @@ FINAL_METRICS = ("train_slope", "ood_slope", "train_excess", "ood_excess", "cos"
                  "support_recovery", "value_rel_error", "attn_tv_slope", "value_error_slope")
 DIGITS_METRICS = (*FINAL_METRICS, "real_excess", "real_excess_slope", "accuracy",
                   "teacher_accuracy", "accuracy_ratio", "agreement")
-
-
-def _pm(values: list[float], digits: int = 3) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.{digits}g} ± {s:.2g}"
 
 
 def run_records(run: dict[str, Any], rates: dict[str, float]) -> list[dict[str, Any]]:
@@ -69,40 +63,40 @@ def _vals(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
     return vals
 
 
-def rates_table(records: list[dict[str, Any]], settings: dict[str, Any],
+def rates_table(records: list[dict[str, Any]], settings: dict[str, TeacherSetting],
                 reported: list[dict[str, Any]]) -> pd.DataFrame:
     v = _vals(records)
     rows = []
     for name, spec in settings.items():
         rows.append({
-            "setting": name, "teacher": LABELS[spec["teacher"]], "D": spec["D"], "K": spec["K"],
-            "activation": spec["act"],
-            "train-loss slope (ours)": _pm(v[(name, "train_slope")]),
+            "setting": name, "teacher": LABELS[spec.teacher], "D": spec.D, "K": spec.K,
+            "activation": spec.act,
+            "train-loss slope (ours)": pm(v[(name, "train_slope")], 3, "g"),
             "train-loss slope (paper)": paper_value(reported, "paper", "train_slope",
                                                     PAPER_SETTING),
-            "OOD-loss slope (ours)": _pm(v[(name, "ood_slope")]),
+            "OOD-loss slope (ours)": pm(v[(name, "ood_slope")], 3, "g"),
             "OOD-loss slope (paper)": paper_value(reported, "paper", "ood_slope", PAPER_SETTING),
-            "final excess train loss": _pm(v[(name, "train_excess")]),
-            "final excess OOD loss": _pm(v[(name, "ood_excess")]),
-            "attention-TV slope": _pm(v[(name, "attn_tv_slope")]),
-            "value-error slope": _pm(v[(name, "value_error_slope")]),
+            "final excess train loss": pm(v[(name, "train_excess")], 3, "g"),
+            "final excess OOD loss": pm(v[(name, "ood_excess")], 3, "g"),
+            "attention-TV slope": pm(v[(name, "attn_tv_slope")], 3, "g"),
+            "value-error slope": pm(v[(name, "value_error_slope")], 3, "g"),
             "seeds": len(v[(name, "train_slope")]),
         })
     return pd.DataFrame(rows)
 
 
-def recovery_table(records: list[dict[str, Any]], settings: dict[str, Any],
+def recovery_table(records: list[dict[str, Any]], settings: dict[str, TeacherSetting],
                    reported: list[dict[str, Any]]) -> pd.DataFrame:
     v = _vals(records)
     rows = []
     for name, spec in settings.items():
         rows.append({
-            "setting": name, "teacher": LABELS[spec["teacher"]], "activation": spec["act"],
-            "cos(W_V, V*) (ours)": _pm(v[(name, "cos")], 5),
+            "setting": name, "teacher": LABELS[spec.teacher], "activation": spec.act,
+            "cos(W_V, V*) (ours)": pm(v[(name, "cos")], 5, "g"),
             "cos (paper, T -> inf)": paper_value(reported, "paper", "cos", PAPER_SETTING),
-            "value error ‖W_V - V*‖ / ‖V*‖": _pm(v[(name, "value_rel_error")]),
-            "attention TV to S*": _pm(v[(name, "attn_tv")]),
-            "queries with top-K = supp(S*)": _pm(v[(name, "support_recovery")]),
+            "value error ‖W_V - V*‖ / ‖V*‖": pm(v[(name, "value_rel_error")], 3, "g"),
+            "attention TV to S*": pm(v[(name, "attn_tv")], 3, "g"),
+            "queries with top-K = supp(S*)": pm(v[(name, "support_recovery")], 3, "g"),
             "seeds": len(v[(name, "cos")]),
         })
     return pd.DataFrame(rows)
@@ -127,7 +121,7 @@ def digits_table(records: list[dict[str, Any]], cnn: dict[str, Any], source: dic
             ("CNN accuracy with the student's features", "accuracy", 4),
             ("  / with the teacher's features", "accuracy_ratio", 4),
             ("agreement with the teacher's predictions", "agreement", 4)):
-        rows.append({"quantity": label, "value": _pm(v[("digits", metric)], digits)})
+        rows.append({"quantity": label, "value": pm(v[("digits", metric)], digits, "g")})
     return pd.DataFrame(rows)
 
 
@@ -243,8 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--source", required=True)
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # its `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     rates = {m: paper_value(reported, "paper", m, PAPER_SETTING)
              for m in ("train_slope", "ood_slope")}
@@ -255,26 +249,26 @@ def main(argv: list[str] | None = None) -> None:
 
     records = [rec for r in runs + digits for rec in run_records(r, rates)]
     records += aggregate_records(runs)
-    settings = s["settings"]
+    settings = cfg.settings
     runs_by = {name: sorted([r for r in runs if r["setting"] == name], key=lambda r: r["seed"])
                for name in settings}
 
     out = a.out
     write_table(rates_table(records, settings, reported), out / "tables", "rates",
                 "Fitted log-log slopes of the excess losses (t >= "
-                f"{s['fit_from']:g} T, T = {s['iterations']}), mean ± sd over seeds; paper: "
+                f"{cfg.fit_from:g} T, T = {cfg.iterations}), {PM} over seeds; paper: "
                 "its rates. Excess training loss = exact population loss under N(0, I); "
-                f"excess OOD loss on {s['ood']['n_samples']} inputs with i.i.d. "
-                f"Exp({s['ood']['rate']:g}) entries. Last two columns: slopes of the parameter "
+                f"excess OOD loss on {cfg.ood.n_samples} inputs with i.i.d. "
+                f"Exp({cfg.ood.rate:g}) entries. Last two columns: slopes of the parameter "
                 "errors (attention TV distance to S*, ‖W_V - V*‖ / ‖V*‖).")
     write_table(recovery_table(records, settings, reported), out / "tables", "recovery",
-                f"Recovery of the teacher's blocks after T = {s['iterations']} steps, mean ± sd "
+                f"Recovery of the teacher's blocks after T = {cfg.iterations} steps, {PM} "
                 "over seeds.")
     write_table(digits_table(records, cnn, source), out / "tables", "digits",
                 "Real-data case: the student learns the first layer (conv with 2x2 average "
                 "pooling, ReLU) of a CNN trained on images; student trained on "
-                f"{s['digits']['student']['train_inputs']} inputs, evaluated on held-out "
-                "images. Mean ± sd over seeds.")
+                f"{cfg.digits.student.train_inputs} inputs, evaluated on held-out "
+                f"images; {PM} over seeds.")
     write_table(reported_table(reported), out / "tables", "paper_reported",
                 "The paper's own rates (never presented as ours).")
     plot_curves(runs_by, rates, out / "figures" / "curves.png")

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
+from repro.papers.tstudent.settings import StudentRun, load
 
 # Offsets that give each random stream of a run its own seed (teacher, P, data, OOD sample).
 POS_OFFSET, DATA_OFFSET, OOD_OFFSET = 1000, 2000, 3000
@@ -66,7 +67,7 @@ def ood_inputs(n: int, d: int, D: int, rate: float, seed: int) -> Any:
     return torch.empty(n, d, D, dtype=torch.float64).exponential_(rate, generator=g)
 
 
-def run_student(teacher: Any, run: dict[str, Any], seed: int,
+def run_student(teacher: Any, run: StudentRun, seed: int,
                 extra_eval: dict[str, Callable[[Any], float]] | None = None,
                 sampler: Callable[[int, Any], Any] | None = None,
                 log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -87,12 +88,12 @@ def run_student(teacher: Any, run: dict[str, Any], seed: int,
     )
 
     D, d = teacher.D, teacher.d
-    T, B = int(run["iterations"]), int(run["batch_size"])
+    T, B = run.iterations, run.batch_size
     P = orthogonal_positions(D, seed + POS_OFFSET)
     st = Student(P=P, d=d, C=teacher.C, act=teacher.act, slope=teacher.slope)
     gen = torch.Generator().manual_seed(seed + DATA_OFFSET)
-    X_ood = ood_inputs(run["ood"]["n_samples"], d, D, run["ood"]["rate"], seed + OOD_OFFSET)
-    marks = set(checkpoints(T, run["n_checkpoints"]))
+    X_ood = ood_inputs(run.ood.n_samples, d, D, run.ood.rate, seed + OOD_OFFSET)
+    marks = set(checkpoints(T, run.n_checkpoints))
     curve: dict[str, list[float]] = {k: [] for k in
                                      ("t", "train_excess", "ood_excess", "cos", "attn_tv",
                                       "value_error", "batch_loss", *(extra_eval or {}))}
@@ -103,7 +104,7 @@ def run_student(teacher: Any, run: dict[str, Any], seed: int,
             X = sampler(B, gen)
         with torch.no_grad():
             y = teacher.forward(X)
-        batch_loss = st.step(X, y, run["lr_value"], run["lr_attn"])
+        batch_loss = st.step(X, y, run.lr_value, run.lr_attn)
         if not np.isfinite(batch_loss):
             raise FloatingPointError(f"loss diverged at t={t}: lower lr_value / lr_attn")
         if t in marks:
@@ -119,7 +120,7 @@ def run_student(teacher: Any, run: dict[str, Any], seed: int,
             for name, fn in (extra_eval or {}).items():
                 curve[name].append(fn(st))
     A = st.attention()
-    fit_from = run["fit_from"]
+    fit_from = run.fit_from
     final = {
         "train_excess": curve["train_excess"][-1],
         "ood_excess": curve["ood_excess"][-1],
@@ -141,23 +142,16 @@ def run_student(teacher: Any, run: dict[str, Any], seed: int,
             "W_V": st.W_V.tolist(), "V_star": teacher.V.tolist()}
 
 
-def run_settings(s: dict[str, Any], setting: str) -> dict[str, Any]:
-    """The optimisation settings of one teacher setting: the shared ones plus its overrides."""
-    spec = s["settings"][setting]
-    keys = ("iterations", "batch_size", "lr_value", "lr_attn", "n_checkpoints", "fit_from", "ood")
-    return {k: spec.get(k, s[k]) for k in keys}
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--setting", required=True)
     ap.add_argument("--seed", required=True, type=int)
     args = ap.parse_args(argv)
 
-    s = load_settings(args.config, args.scale)
-    if args.setting not in s["settings"]:
+    cfg = load(args.config, args.scale)
+    if args.setting not in cfg.settings:
         raise SystemExit(f"unknown setting {args.setting!r}: allowed are "
-                         f"{', '.join(s['settings'])}")
+                         f"{', '.join(cfg.settings)}")
     import torch  # noqa: F401  (so seed_everything / limit_cpu_threads see it)
 
     from repro.core.device import limit_cpu_threads
@@ -167,12 +161,12 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(args.seed)
     log = get_logger(f"tstudent.train.{args.setting}", args.log)
-    spec = s["settings"][args.setting]
-    teacher = make_teacher(spec["teacher"], spec["D"], spec.get("d", s["d"]), spec["K"],
-                           spec["act"], seed=args.seed, slope=s["leaky_slope"])
-    result = run_student(teacher, run_settings(s, args.setting), args.seed, log=log.info)
-    result.update(setting=args.setting, seed=args.seed, scale=args.scale, teacher=spec["teacher"],
-                  act=spec["act"], D=spec["D"], K=spec["K"], d=teacher.d)
+    spec = cfg.settings[args.setting]
+    teacher = make_teacher(spec.teacher, spec.D, spec.d if spec.d is not None else cfg.d, spec.K,
+                           spec.act, seed=args.seed, slope=cfg.leaky_slope)
+    result = run_student(teacher, cfg.run_of(args.setting), args.seed, log=log.info)
+    result.update(setting=args.setting, seed=args.seed, scale=args.scale, teacher=spec.teacher,
+                  act=spec.act, D=spec.D, K=spec.K, d=teacher.d)
     write_json(args.out, result)
     log.info(f"wrote {args.out}")
 

@@ -20,14 +20,15 @@ densified on the fly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
+from repro.papers.vaecf.settings import load as load_config
 
 if TYPE_CHECKING:  # pandas is imported where used: training jobs load .npz only
     import pandas as pd
@@ -177,14 +178,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--interactions", required=True, type=Path)
     ap.add_argument("--stats", required=True, type=Path)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    d = s["data"][a.dataset]
+    cfg = load_config(a.config, a.scale)
+    d, protocol = cfg.data[a.dataset], cfg.data_protocol
     import pandas as pd
 
     df = pd.read_parquet(a.interactions)
-    mats, stats, _ = liang_split(df, d["threshold"], d["min_uc"], d["min_sc"], d["n_heldout"],
-                              s["data_protocol"]["test_prop"], s["data_protocol"]["split_seed"])
-    stats.update(dataset=a.dataset, raw_interactions=int(len(df)), **d)
+    mats, stats, _ = liang_split(df, d.threshold, d.min_uc, d.min_sc, d.n_heldout,
+                                 protocol.test_prop, protocol.split_seed)
+    stats.update(dataset=a.dataset, raw_interactions=int(len(df)), **asdict(d))
     save(a.out, mats)
     write_json(a.stats, stats)
 

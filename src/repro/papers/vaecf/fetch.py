@@ -37,9 +37,10 @@ from typing import Any
 
 import pandas as pd
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
+from repro.papers.vaecf.settings import load as load_config
 
 GROUPLENS = "https://files.grouplens.org/datasets/movielens"
 RECBOLE_VERSION = "1.2.1"
@@ -245,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
     a = ap.parse_args(argv)
-    load_settings(a.config, a.scale)  # validates the scale
+    load_config(a.config, a.scale)  # validates the scale and the settings (none used here)
     log = get_logger("vaecf.fetch")
     try:
         df, meta = fetch(a.dataset, a.mirror, log.info)

@@ -29,6 +29,7 @@ decreased (the empirical "sharing radius").
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,12 @@ import pandas as pd
 import torch
 from torch.func import functional_call
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.vaecf.data import load
 from repro.papers.vaecf.model import MultVAE, VAEConfig, multinomial_nll
+from repro.papers.vaecf.settings import load as load_config
 
 
 def load_model(path: str | Path, device: str = "cpu") -> MultVAE:
@@ -132,8 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", required=True)
     ap.add_argument("--runs", nargs="+", required=True, help="run directories with model.pt")
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    p = s["proximity"]
+    p = load_config(a.config, a.scale).proximity
 
     from repro.core.device import limit_cpu_threads
     from repro.core.io import read_json
@@ -146,15 +147,14 @@ def main(argv: list[str] | None = None) -> None:
     for run_dir in map(Path, a.runs):
         seed = int(read_json(run_dir / "run.json")["seed"])
         rows = np.sort(np.random.default_rng(seed).choice(
-            train.n_rows, size=min(p["n_targets"], train.n_rows), replace=False))
+            train.n_rows, size=min(p.n_targets, train.n_rows), replace=False))
         x = torch.from_numpy(train.dense(rows))
         for stage, name in (("early", "model_early.pt"), ("final", "model.pt")):
             if not (run_dir / name).exists():
                 log.info(f"{run_dir}: no {name}, stage {stage} skipped")
                 continue
             seed_everything(seed)
-            res = analyse(load_model(run_dir / name), x, p["n_sources"], p["lr"], p["bins"],
-                          seed)
+            res = analyse(load_model(run_dir / name), x, p.n_sources, p.lr, p.bins, seed)
             res.update(seed=seed, stage=stage)
             per_seed.append(res)
             for m in ("spearman_w2", "spearman_w2_influence", "spearman_cos", "near_minus_far"):
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
                      f"{res['spearman_w2']:+.3f}, (W2, |transfer|) "
                      f"{res['spearman_w2_influence']:+.3f}, (cos, transfer) "
                      f"{res['spearman_cos']:+.3f}")
-    write_json(a.out, {"dataset": a.dataset, "variant": a.variant, "settings": p,
+    write_json(a.out, {"dataset": a.dataset, "variant": a.variant, "settings": asdict(p),
                        "seeds": per_seed, "records": records})
 
 

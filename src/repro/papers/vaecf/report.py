@@ -20,7 +20,8 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, mean_sd, paper_value, pm, reported_table, write_table
+from repro.papers.vaecf.settings import TrainConfig, VariantConfig, settings_of
 
 METRICS = ("recall@20", "recall@50", "ndcg@100")
 MAIN = ("clean", "masking", "masking_anchor")
@@ -29,14 +30,6 @@ LABELS = {"clean": "Mult-VAE, clean input", "masking": "Mult-VAE (masking p=0.5)
 PAPER_SETTING = {"ml-20m": "ML-20M, Liang et al. protocol",
                  "netflix": "Netflix, Liang et al. protocol",
                  "msd": "MSD, Liang et al. protocol"}
-
-
-def _pm(values: list[float], digits: int = 4) -> str:
-    vals = [v for v in values if v is not None and np.isfinite(v)]
-    if not vals:
-        return "-"
-    m, s = mean_sd(vals)
-    return f"{m:.{digits}f} ± {s:.{digits}f}"
 
 
 def by_key(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[int, float]]:
@@ -67,8 +60,8 @@ def select(runs: list[dict[str, Any]], selections: dict[str, list[str]]
             for v, rs in cand.items():
                 rows.append({
                     "dataset": d, "method": method, "candidate": v,
-                    "val NDCG@100": _pm([r["val"]["ndcg@100"] for r in rs]),
-                    "test NDCG@100": _pm([r["test"]["ndcg@100"] for r in rs]),
+                    "val NDCG@100": pm([r["val"]["ndcg@100"] for r in rs], 4),
+                    "test NDCG@100": pm([r["test"]["ndcg@100"] for r in rs], 4),
                     "seeds": len(rs), "chosen": "yes" if v == best else "",
                 })
             for r in cand[best]:
@@ -78,7 +71,7 @@ def select(runs: list[dict[str, Any]], selections: dict[str, list[str]]
 
 def main_table(keyed: dict, datasets: list[str], methods: list[str],
                reported: list[dict[str, Any]]) -> pd.DataFrame:
-    """Ours (mean ± sd over seeds) with the paper's number for the same method; where our
+    """Ours (mean ± sd over seeds, `pm`) with the paper's number for the same method; where our
     data set is not one of the paper's, the paper's ML-20M number, labelled as such."""
     rows = []
     for d in datasets:
@@ -89,7 +82,7 @@ def main_table(keyed: dict, datasets: list[str], methods: list[str],
                 continue
             row = {"dataset": d, "method": m}
             for k in METRICS:
-                row[f"{k} (ours)"] = _pm(list(keyed[(m, f"{d}/{k}")].values()))
+                row[f"{k} (ours)"] = pm(list(keyed[(m, f"{d}/{k}")].values()), 4)
             row["seeds"] = len(keyed[(m, f"{d}/ndcg@100")])
             for k in ("recall@20", "ndcg@100"):
                 row[f"{k} (paper)"] = paper_value(reported, m, f"{pd_}/{k}", PAPER_SETTING[pd_])
@@ -110,9 +103,9 @@ def ablation_table(keyed: dict, datasets: list[str], reported: list[dict[str, An
             diffs = [vals[s] - base[s] for s in vals if s in base]
             rows.append({
                 "dataset": d, "method": LABELS[m],
-                "NDCG@100 (ours)": _pm(list(vals.values())),
-                "vs masking (paired by seed)": _pm(diffs) if m != "masking" else "-",
-                "Recall@20 (ours)": _pm(list(keyed[(m, f"{d}/recall@20")].values())),
+                "NDCG@100 (ours)": pm(list(vals.values()), 4),
+                "vs masking (paired by seed)": pm(diffs, 4) if m != "masking" else "-",
+                "Recall@20 (ours)": pm(list(keyed[(m, f"{d}/recall@20")].values()), 4),
                 "NDCG@100 (paper, ML-20M ablation)": paper_value(
                     reported, m, "ml-20m/ndcg@100", PAPER_SETTING["ml-20m"]),
             })
@@ -124,8 +117,16 @@ def _kl_at_best(run: dict[str, Any]) -> float:
     return float(row["kl"])
 
 
-def grid_rows(runs: list[dict[str, Any]], variants: dict[str, dict[str, Any]],
-              train: dict[str, Any]) -> pd.DataFrame:
+def _kl_schedule(spec: VariantConfig, train: TrainConfig) -> tuple[float, int]:
+    """A variant's KL cap and anneal steps: its overrides, else the shared train settings."""
+    cap = spec.anneal_cap if spec.anneal_cap is not None else train.anneal_cap
+    steps = (spec.total_anneal_steps if spec.total_anneal_steps is not None
+             else train.total_anneal_steps)
+    return cap, steps
+
+
+def grid_rows(runs: list[dict[str, Any]], variants: dict[str, VariantConfig],
+              train: TrainConfig) -> pd.DataFrame:
     """Every variant with its masking rate, KL weight and lambda_A, test NDCG@100 / Recall@20,
     and the KL(q||p) per user at the selected epoch (low KL = posterior collapse)."""
     rows = []
@@ -134,16 +135,15 @@ def grid_rows(runs: list[dict[str, Any]], variants: dict[str, dict[str, Any]],
             rs = [r for r in runs if r["dataset"] == d and r["variant"] == v]
             if not rs:
                 continue
-            steps = spec.get("total_anneal_steps", train["total_anneal_steps"])
-            cap = spec.get("anneal_cap", train["anneal_cap"])
+            cap, steps = _kl_schedule(spec, train)
             rows.append({
-                "dataset": d, "variant": v, "masking p": spec.get("dropout", 0.5),
+                "dataset": d, "variant": v, "masking p": spec.dropout,
                 "beta": f"{cap} (annealed)" if steps > 0 else f"{cap} (constant)",
-                "lambda_A": spec.get("anchor_weight", 0.0),
-                "NDCG@100": _pm([r["test"]["ndcg@100"] for r in rs]),
-                "Recall@20": _pm([r["test"]["recall@20"] for r in rs]),
-                "KL per user": _pm([_kl_at_best(r) for r in rs], 2),
-                "best epoch": _pm([float(r["best_epoch"]) for r in rs], 0),
+                "lambda_A": spec.anchor_weight,
+                "NDCG@100": pm([r["test"]["ndcg@100"] for r in rs], 4),
+                "Recall@20": pm([r["test"]["recall@20"] for r in rs], 4),
+                "KL per user": pm([_kl_at_best(r) for r in rs], 2),
+                "best epoch": pm([float(r["best_epoch"]) for r in rs], 0),
                 "seeds": len(rs),
             })
     return pd.DataFrame(rows)
@@ -173,8 +173,8 @@ def activity_table(runs: list[dict[str, Any]], chosen: dict[tuple[str, str], str
                             for r in rs] for k in ("ndcg@100", "recall@20")}
                 rows.append({"dataset": d, "bucket": b + 1, "interactions": f"{lo}-{hi}",
                              "users": int(sel.sum()), "method": m,
-                             "NDCG@100": _pm(vals["ndcg@100"]),
-                             "Recall@20": _pm(vals["recall@20"]),
+                             "NDCG@100": pm(vals["ndcg@100"], 4),
+                             "Recall@20": pm(vals["recall@20"], 4),
                              "_ndcg": float(np.mean(vals["ndcg@100"])),
                              "_ndcg_sd": mean_sd(vals["ndcg@100"])[1]})
     return pd.DataFrame(rows)
@@ -198,16 +198,16 @@ def _proximity_row(p: dict[str, Any], stage: str, seeds: list[dict[str, Any]]
     return {
         "dataset": p["dataset"], "variant": p["variant"], "model": stage,
         "seeds": len(seeds),
-        "spearman(W2, transfer)": _pm([s["spearman_w2"] for s in seeds], 3),
-        "spearman(W2, abs transfer)": _pm([s["spearman_w2_influence"] for s in seeds], 3),
-        "spearman(input cosine, transfer)": _pm([s["spearman_cos"] for s in seeds], 3),
-        "rel. transfer, nearest bin": _pm(
+        "spearman(W2, transfer)": pm([s["spearman_w2"] for s in seeds], 3),
+        "spearman(W2, abs transfer)": pm([s["spearman_w2_influence"] for s in seeds], 3),
+        "spearman(input cosine, transfer)": pm([s["spearman_cos"] for s in seeds], 3),
+        "rel. transfer, nearest bin": pm(
             [s["relative_transfer_by_bin"][0] for s in seeds], 4),
-        "rel. transfer, farthest bin": _pm(
+        "rel. transfer, farthest bin": pm(
             [s["relative_transfer_by_bin"][-1] for s in seeds], 4),
-        "helped, nearest bin": _pm([s["fraction_helped_by_bin"][0] for s in seeds], 3),
-        "helped, farthest bin": _pm([s["fraction_helped_by_bin"][-1] for s in seeds], 3),
-        "median W2": _pm([s["w2_median"] for s in seeds], 3),
+        "helped, nearest bin": pm([s["fraction_helped_by_bin"][0] for s in seeds], 3),
+        "helped, farthest bin": pm([s["fraction_helped_by_bin"][-1] for s in seeds], 3),
+        "median W2": pm([s["w2_median"] for s in seeds], 3),
     }
 
 
@@ -222,15 +222,15 @@ def plot_ablation(keyed: dict, datasets: list[str], path: Path) -> None:
                 ax.scatter(np.full(len(vals), i), vals, color="k", s=8, zorder=3)
         ax.set_xticks(range(len(MAIN)), ["clean", "masking", "masking\n+anchor"])
         ax.set_ylabel("test NDCG@100")
-        ax.set_title(f"{d} (mean ± sd over seeds; dots: seeds)", fontsize=9)
+        ax.set_title(f"{d} ({PM} over seeds; dots: seeds)", fontsize=9)
         lo = min((v for m in MAIN for v in keyed.get((m, f"{d}/ndcg@100"), {}).values()),
                  default=0.0)
         ax.set_ylim(bottom=max(0.0, lo - 0.03))
     save_figure(fig, path)
 
 
-def plot_grids(runs: list[dict[str, Any]], variants: dict[str, dict[str, Any]],
-               train: dict[str, Any], path: Path) -> None:
+def plot_grids(runs: list[dict[str, Any]], variants: dict[str, VariantConfig],
+               train: TrainConfig, path: Path) -> None:
     fig, axes = subplots(1, 2, figsize=(9, 3.4))
     for d in sorted({r["dataset"] for r in runs}):
         def pts(filt, d=d):
@@ -241,18 +241,20 @@ def plot_grids(runs: list[dict[str, Any]], variants: dict[str, dict[str, Any]],
                     out.append((v, spec, [r["test"]["ndcg@100"] for r in rs],
                                 [_kl_at_best(r) for r in rs]))
             return out
-        mask = sorted(pts(lambda s: s.get("anchor_weight", 0) == 0
-                          and s.get("total_anneal_steps", 1) != 0 and "anneal_cap" not in s),
-                      key=lambda t: t[1].get("dropout", 0.5))
+        # the masking-rate grid: no anchors, the shared KL schedule
+        mask = sorted(pts(lambda s: s.anchor_weight == 0 and s.total_anneal_steps != 0
+                          and s.anneal_cap is None),
+                      key=lambda t: t[1].dropout)
         if mask:
-            x = [t[1].get("dropout", 0.5) for t in mask]
+            x = [t[1].dropout for t in mask]
             axes[0].errorbar(x, [np.mean(t[2]) for t in mask],
                              yerr=[np.std(t[2], ddof=1) if len(t[2]) > 1 else 0 for t in mask],
                              marker="o", capsize=3, label=d)
-        beta = sorted(pts(lambda s: s.get("dropout", 0.5) == 0 and s.get("anchor_weight", 0) == 0),
-                      key=lambda t: t[1].get("anneal_cap", train["anneal_cap"]))
+        # the KL-weight grid: clean input, no anchors
+        beta = sorted(pts(lambda s: s.dropout == 0 and s.anchor_weight == 0),
+                      key=lambda t: _kl_schedule(t[1], train)[0])
         if beta:
-            x = [t[1].get("anneal_cap", train["anneal_cap"]) for t in beta]
+            x = [_kl_schedule(t[1], train)[0] for t in beta]
             axes[1].errorbar(x, [np.mean(t[2]) for t in beta],
                              yerr=[np.std(t[2], ddof=1) if len(t[2]) > 1 else 0 for t in beta],
                              marker="o", capsize=3, label=f"{d} NDCG@100")
@@ -351,46 +353,46 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--proximity", nargs="*", default=[])
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # its `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     runs = [read_json(Path(p) / "run.json") for p in a.runs]
     prox = [read_json(p) for p in a.proximity]
-    sel_recs, sel_rows, chosen = select(runs, s["select"])
+    sel_recs, sel_rows, chosen = select(runs, cfg.select)
     records = [rec for r in runs for rec in r["records"]] + sel_recs
     records += [rec for p in prox for rec in p["records"]]
     keyed = by_key(records)
-    datasets = [d for d in s["datasets"] if any(r["dataset"] == d for r in runs)]
-    methods = [*MAIN, *[v for v in s["variants"] if v not in MAIN]]
+    datasets = [d for d in cfg.datasets if any(r["dataset"] == d for r in runs)]
+    methods = [*MAIN, *[v for v in cfg.variants if v not in MAIN]]
 
     tables = a.out / "tables"
     write_table(main_table(keyed, datasets, methods, reported), tables, "main",
                 f"Test metrics (scale {a.scale}; Liang et al.'s definitions, recall normalised by "
-                "min(k, #held-out)), mean ± sd over seeds. masking_anchor = the lambda_A chosen "
+                f"min(k, #held-out)), {PM} over seeds. masking_anchor = the lambda_A chosen "
                 "on validation NDCG@100 (tables/selection). The paper's columns are its own "
                 "numbers in its setting, labelled; ML-100k has no paper number.")
     write_table(ablation_table(keyed, datasets, reported), tables, "ablation",
                 "The paper's ablation in miniature: clean vs masking vs masking + anchor "
-                "(test NDCG@100, mean ± sd over seeds; the difference to masking is paired by "
+                f"(test NDCG@100, {PM} over seeds; the difference to masking is paired by "
                 "seed). The paper's column is ML-20M.")
-    write_table(grid_rows(runs, s["variants"], s["train"]), tables, "grids",
+    write_table(grid_rows(runs, cfg.variants, cfg.train), tables, "grids",
                 "Every variant: masking rate, KL weight (annealed as Liang et al., or constant = "
                 "beta-KL), lambda_A; test metrics and KL(q||p) per user at the selected epoch.")
     write_table(pd.DataFrame(sel_rows), tables, "selection",
                 "Validation selection of reported methods among candidate variants (seed-mean "
                 "validation NDCG@100; test shown for reference, never used to choose).")
-    act = activity_table(runs, chosen, s["activity_buckets"])
+    act = activity_table(runs, chosen, cfg.activity_buckets)
     write_table(act.drop(columns=["_ndcg", "_ndcg_sd"]) if len(act) else act, tables,
                 "activity", "Test metrics by user activity (#interactions of the test user, "
-                "equal-count buckets), mean ± sd over seeds of the bucket means.")
+                f"equal-count buckets), {PM} over seeds of the bucket means.")
     write_table(proximity_table(prox) if prox else pd.DataFrame({"note": ["no proximity runs"]}),
                 tables, "proximity",
                 "Latent proximity: one SGD step on user u changes user v's NLL; Spearman of the "
                 "latent W2(q_u, q_v) with v's loss decrease (signed), with its size (influence), "
                 "and of input cosine with the decrease (control), per source then averaged; "
                 "relative transfer = v's decrease / u's decrease in the nearest / farthest "
-                "distance bin. model: early = mid-training weights, final = selected weights. "
-                "Mean ± sd over seeds.")
+                f"distance bin; {PM} over seeds. model: early = mid-training weights, final = "
+                "selected weights.")
     data_rows = []
     for sp, src in zip(a.stats, a.sources, strict=True):
         st, so = read_json(sp), read_json(src)
@@ -405,7 +407,7 @@ def main(argv: list[str] | None = None) -> None:
 
     figs = a.out / "figures"
     plot_ablation(keyed, datasets, figs / "ablation.png")
-    plot_grids(runs, s["variants"], s["train"], figs / "grids.png")
+    plot_grids(runs, cfg.variants, cfg.train, figs / "grids.png")
     plot_activity(act, figs / "activity.png")
     plot_proximity(prox, figs / "proximity.png")
     plot_curves(runs, chosen, figs / "curves.png")

@@ -20,47 +20,37 @@ plus, with --save-model (the runs the proximity analysis reads; the others keep 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.vaecf.data import CSR, load
+from repro.papers.vaecf.data import CSR
+from repro.papers.vaecf.data import load as load_data
 from repro.papers.vaecf.metrics import all_metrics
 from repro.papers.vaecf.model import MultVAE, VAEConfig, beta_at, loss_terms
+from repro.papers.vaecf.settings import Settings, TrainConfig, load
 
 
-@dataclass
-class TrainConfig:
-    """Optimisation settings (Liang et al.'s vae_cf notebook values as defaults)."""
-
-    epochs: int = 200
-    batch_size: int = 500
-    lr: float = 1e-3
-    anneal_cap: float = 0.2
-    total_anneal_steps: int = 200_000  # <= 0: constant beta = anneal_cap
-    eval_batch_size: int = 2000
-    patience: int = 0  # stop after this many epochs without a better validation score (0: never)
-
-
-def variant_configs(s: dict[str, Any], variant: str, n_items: int
+def variant_configs(cfg: Settings, variant: str, n_items: int
                     ) -> tuple[VAEConfig, TrainConfig]:
     """`model` and `train` settings with the variant's overrides applied."""
-    if variant not in s["variants"]:
-        raise SystemExit(f"unknown variant {variant!r}: allowed are {', '.join(s['variants'])}")
-    v = s["variants"][variant]
-    mcfg = VAEConfig(n_items=n_items, hidden=s["model"]["hidden"], latent=s["model"]["latent"],
-                     dropout=v.get("dropout", 0.5), anchor_weight=v.get("anchor_weight", 0.0),
-                     anchor_init_std=s["model"]["anchor_init_std"])
-    t = {**s["train"], **{k: v[k] for k in ("anneal_cap", "total_anneal_steps") if k in v}}
-    return mcfg, TrainConfig(**t)
+    if variant not in cfg.variants:
+        raise SystemExit(f"unknown variant {variant!r}: allowed are {', '.join(cfg.variants)}")
+    v = cfg.variants[variant]
+    mcfg = VAEConfig(n_items=n_items, hidden=cfg.model.hidden, latent=cfg.model.latent,
+                     dropout=v.dropout, anchor_weight=v.anchor_weight,
+                     anchor_init_std=cfg.model.anchor_init_std)
+    overrides = {k: getattr(v, k) for k in ("anneal_cap", "total_anneal_steps")
+                 if getattr(v, k) is not None}
+    return mcfg, dataclasses.replace(cfg.train, **overrides)
 
 
 @torch.no_grad()
@@ -147,15 +137,15 @@ def nanmean(a: np.ndarray) -> float:
     return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
 
 
-def run(s: dict[str, Any], data: dict[str, CSR], dataset: str, variant: str, seed: int,
+def run(cfg: Settings, data: dict[str, CSR], dataset: str, variant: str, seed: int,
         device: str = "cpu", log: Callable[[str], None] = print, snapshot: bool = False
         ) -> tuple[dict[str, Any], MultVAE, MultVAE | None]:
     """Train one (dataset, variant, seed): the run record (JSON-ready), the best model, and
     with `snapshot` the model after `proximity.early_fraction` of the planned updates."""
-    mcfg, tcfg = variant_configs(s, variant, data["train"].n_items)
+    mcfg, tcfg = variant_configs(cfg, variant, data["train"].n_items)
     t0, c0 = time.time(), time.process_time()
     planned = tcfg.epochs * -(-data["train"].n_rows // tcfg.batch_size)
-    at = max(1, round(s["proximity"]["early_fraction"] * planned)) if snapshot else 0
+    at = max(1, round(cfg.proximity.early_fraction * planned)) if snapshot else 0
     model, hist = fit(data, mcfg, tcfg, seed, device, log, desc=f"{dataset}/{variant}/s{seed}",
                       snapshot_update=at)
     early = None
@@ -195,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", required=True)
     ap.add_argument("--save-model", action="store_true")
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
+    cfg = load(a.config, a.scale)
 
     from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
     from repro.core.seeding import seed_everything
@@ -207,8 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(a.seed)
     log = get_logger(f"vaecf.train.{a.variant}", a.log)
-    result, model, early = run(s, load(a.data), a.dataset, a.variant, a.seed, device, log.info,
-                               snapshot=a.save_model)
+    result, model, early = run(cfg, load_data(a.data), a.dataset, a.variant, a.seed, device,
+                               log.info, snapshot=a.save_model)
     result["scale"] = a.scale
     with atomic_path(a.out) as tmp:
         tmp.mkdir()
