@@ -199,11 +199,7 @@ rule report:
         config=P.config,
         evals=expand(rules.evaluate.output.metrics, method=METHODS, seed=SEEDS),
     output:
-        tables=[report(t, category="$pid", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="$pid", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="$pid", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="$pid"),
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),

@@ -174,11 +174,7 @@ rule report:
         footpoint=rules.footpoint.output.result,
         privacy=rules.privacy.output.result,
     output:
-        tables=[report(t, category="Hadamard DP", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="Hadamard DP", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="Hadamard DP", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="Hadamard DP"),
     log:
         f"{P.logs}/report.log",
     localrule: True

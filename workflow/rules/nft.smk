@@ -3,11 +3,11 @@
 # DAPO-Math-17k. Countdown and math come from the shared RLVR workflow
 # (workflow/modules/rlvr.smk); NFT brings its objectives (train.py, algos.py).
 # fetch -> train (sft warm-up, gradient check, RL per method x seed) -> evaluate -> report.
+from repro.core.rlvr.workflow import math_flags, report_inputs
 from repro.core.workflow import core, paper
 
 P = paper(config)
 S = P.settings
-SEEDS = S["seeds"]
 MATH_ON = bool(S["math"]["enabled"])
 P.phases({"train": ["equivalence"], "report": ["report"]})
 
@@ -69,8 +69,6 @@ rule equivalence:
         " --data {params.data} --base {input.base} --out {output.result} 2> {log}"
 
 
-METHODS = S["countdown"]["methods"]
-MATH_METHODS = S["math"]["methods"] if MATH_ON else []
 TABLES = [
     f"{P.out}/tables/{t}.{ext}"
     for t in (
@@ -87,6 +85,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("equivalence", "passk", "entropy
 
 rule report:
     input:
+        **report_inputs(rules, S),
         code=[
             *P.src("report"),
             *P.job,
@@ -94,26 +93,8 @@ rule report:
         ],
         config=P.config,
         equivalence=rules.equivalence.output.result,
-        evals=expand(rules.evaluate.output.metrics, evalmethod=["base", *METHODS], seed=SEEDS),
-        runs=expand(rules.train.output.run, method=METHODS, seed=SEEDS),
-        math_evals=(
-            expand(
-                rules.math_evaluate.output.metrics,
-                evalmethod=["base", *MATH_METHODS],
-                seed=SEEDS,
-            )
-            if MATH_ON
-            else []
-        ),
-        math_runs=(
-            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS) if MATH_ON else []
-        ),
     output:
-        tables=[report(t, category="NFT", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="NFT", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="NFT", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="NFT"),
     log:
         f"{P.logs}/report.log",
     localrule: True
@@ -122,12 +103,7 @@ rule report:
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-        math=lambda w, input: (
-            f"--math-evals {' '.join(input.math_evals)}"
-            f" --math-train-runs {' '.join(input.math_runs)}"
-            if MATH_ON
-            else ""
-        ),
+        math=math_flags,
     message:
         "NFT: tables, figures and the claims ledger"
     shell:

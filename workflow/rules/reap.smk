@@ -201,11 +201,7 @@ rule report:
         observations=expand(rules.observe.output.summary, seed=SEEDS),
         evals=EVALS,
     output:
-        tables=[report(t, category="REAP", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="REAP", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="REAP", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="REAP"),
     log:
         f"{P.logs}/report.log",
     localrule: True

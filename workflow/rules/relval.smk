@@ -89,11 +89,7 @@ rule report:
         theory=rules.theory.output.result,
         runs=RUNS,
     output:
-        tables=[report(t, category="RelVal", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="RelVal", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="RelVal", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="RelVal"),
     log:
         f"{P.logs}/report.log",
     localrule: True

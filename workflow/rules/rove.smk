@@ -2,11 +2,11 @@
 # fetch -> train (toy, theorem, sft warm-up, RL per method x seed) -> evaluate -> report.
 # Countdown and math (DeepScaleR; `math.enabled` at tiny and full) come from the shared RLVR
 # workflow (workflow/modules/rlvr.smk); ROVER brings its objective (train.py, algos.py).
+from repro.core.rlvr.workflow import math_flags, report_inputs
 from repro.core.workflow import core, paper
 
 P = paper(config)
 S = P.settings
-SEEDS = S["seeds"]
 MATH_ON = bool(S["math"]["enabled"])
 P.phases({"train": ["toy", "theorem"], "report": ["report"]})
 
@@ -81,8 +81,6 @@ rule theorem:
         " --out {output.result} 2> {log}"
 
 
-METHODS = S["countdown"]["methods"]
-MATH_METHODS = S["math"]["methods"] if MATH_ON else []
 TABLES = [
     f"{P.out}/tables/{t}.{ext}"
     for t in ("toy", "theorem", "countdown", "paper_reported", *(["math"] if MATH_ON else []))
@@ -93,6 +91,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("toy_policies", "passk", "entrop
 
 rule report:
     input:
+        **report_inputs(rules, S),
         code=[
             *P.src("report", "plots"),
             *P.job,
@@ -101,26 +100,8 @@ rule report:
         config=P.config,
         toy=rules.toy.output.metrics,
         theorem=rules.theorem.output.result,
-        evals=expand(rules.evaluate.output.metrics, evalmethod=["base", *METHODS], seed=SEEDS),
-        runs=expand(rules.train.output.run, method=METHODS, seed=SEEDS),
-        math_evals=(
-            expand(
-                rules.math_evaluate.output.metrics,
-                evalmethod=["base", *MATH_METHODS],
-                seed=SEEDS,
-            )
-            if MATH_ON
-            else []
-        ),
-        math_runs=(
-            expand(rules.math_train.output.run, method=MATH_METHODS, seed=SEEDS) if MATH_ON else []
-        ),
     output:
-        tables=[report(t, category="ROVER", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="ROVER", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="ROVER", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="ROVER"),
     log:
         f"{P.logs}/report.log",
     localrule: True
@@ -129,12 +110,7 @@ rule report:
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-        math=lambda w, input: (
-            f"--math-evals {' '.join(input.math_evals)}"
-            f" --math-train-runs {' '.join(input.math_runs)}"
-            if MATH_ON
-            else ""
-        ),
+        math=math_flags,
     message:
         "ROVER: tables, figures and the claims ledger"
     shell:

@@ -123,11 +123,7 @@ rule report:
         tuning=TUNING,
         tuned=TUNED,
     output:
-        tables=[report(t, category="Stackelberg", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="Stackelberg", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="Stackelberg", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="Stackelberg"),
     log:
         f"{P.logs}/report.log",
     localrule: True

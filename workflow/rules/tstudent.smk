@@ -136,11 +136,7 @@ rule report:
         cnn=rules.cnn.output.cnn,
         source=rules.fetch.output.source,
     output:
-        tables=[report(t, category="TStudent", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="TStudent", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="TStudent", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="TStudent"),
     log:
         f"{P.logs}/report.log",
     localrule: True

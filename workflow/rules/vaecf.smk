@@ -191,11 +191,7 @@ rule report:
         runs=RUNS,
         proximity=PROXIMITY,
     output:
-        tables=[report(t, category="VAE-CF", subcategory="tables") for t in TABLES],
-        figures=[report(f, category="VAE-CF", subcategory="figures") for f in FIGURES],
-        claims=report(f"{P.out}/claims.md", category="VAE-CF", subcategory="claims"),
-        claims_json=f"{P.out}/claims.json",
-        records=f"{P.out}/records.json",
+        **P.report_outputs(TABLES, FIGURES, category="VAE-CF"),
     log:
         f"{P.logs}/report.log",
     localrule: True

@@ -126,6 +126,20 @@ class Paper:
         extra = ("settings",) if Path(src(self.id, "settings")[0]).exists() else ()
         return src(self.id, *dict.fromkeys([*modules, *extra]))
 
+    def report_outputs(self, tables: list[str], figures: list[str], category: str
+                       ) -> dict[str, Any]:
+        """What every paper's report writes: its tables and figures (shown in the Snakemake
+        report under `category`), the claims ledger (claims.md, claims.json) and records.json."""
+        from snakemake.io import report
+
+        return {
+            "tables": [report(t, category=category, subcategory="tables") for t in tables],
+            "figures": [report(f, category=category, subcategory="figures") for f in figures],
+            "claims": report(f"{self.out}/claims.md", category=category, subcategory="claims"),
+            "claims_json": f"{self.out}/claims.json",
+            "records": f"{self.out}/records.json",
+        }
+
     def phases(self, by_phase: dict[str, list[str]]) -> None:
         """Declare which of this paper's rules (local names) make up each phase; dvc.yaml and
         the restore step follow from it, and a test fails if a rule of the paper has none.
