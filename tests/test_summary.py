@@ -8,22 +8,28 @@ over one repo copy: Snakemake must then see every paper as complete and run only
 from __future__ import annotations
 
 import json
-import re
 import shutil
 
 import pytest
-from conftest import REPO, copy_finished, planned_jobs, snakemake
+from conftest import PAPERS, REPO, copy_finished, copy_repo, planned_jobs, snakemake
 
 pytestmark = pytest.mark.slow
 RUN_PRODUCTS = ("data", "results", "logs", ".snakemake/metadata")
 
-PAPERS = sorted(re.findall(r'^PAPERS\["(\w+)"\]', "".join(
-    p.read_text() for p in (REPO / "workflow/rules").glob("*.smk")), re.M))
+
+def test_the_registry_is_the_paper_configs():
+    assert PAPERS == sorted(p.stem for p in (REPO / "config/papers").glob("*.yaml"))
+    assert {"rove", "nft", "relval", "hadamard_dp", "reap", "tstudent", "vaecf",
+            "stackelberg"} <= set(PAPERS)
 
 
-def test_every_paper_is_registered():
-    assert set(PAPERS) == {"rove", "nft", "relval", "hadamard_dp", "reap", "tstudent", "vaecf",
-                           "stackelberg"}
+def test_a_paper_without_its_rule_file_stops_the_parse_with_one_line(tmp_path):
+    root = copy_repo(tmp_path / "repo")
+    (root / "workflow/rules/relval.smk").unlink()
+    proc = snakemake(root, "-n", "all", check=False)
+    assert proc.returncode != 0
+    assert "paper 'relval' (config/papers/relval.yaml) has no workflow/rules/relval.smk" in (
+        proc.stderr)
 
 
 def test_all_runs_only_the_summary_over_finished_papers(request, tmp_path):

@@ -68,6 +68,8 @@ def policy_of(T):
     return lambda w: base if w.evalmethod == "base" else f"{T['out']}/{w.evalmethod}/seed{w.seed}"
 
 
+# Snakemake runs a rule's `shell:` text when the job runs, after this loop has ended: anything
+# that differs by task reaches the command through params (read when the rule is defined).
 for task, T in TASKS.items():
     if task == "math" and not MATH_ON:
         continue
@@ -93,10 +95,11 @@ for task, T in TASKS.items():
             scale=P.scale,
             mirror=P.mirror,
             out=lambda w, output: os.path.dirname(output.train),
+            module=T["fetch_module"],
         message:
             f"{LABEL}: fetch {T['fetch_what']} (scale {P.scale})"
         shell:
-            f"python -m {T['fetch_module']}"
+            "python -m {params.module}"
             " --config {input.config} --scale {params.scale} --mirror {params.mirror}"
             " --out {params.out} 2> {log}"
 
@@ -119,10 +122,11 @@ for task, T in TASKS.items():
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
+            flag=T["flag"],
         message:
             f"{LABEL}: {T['base_what']}"
         shell:
-            GPU + f" python -m repro.core.rlvr.sft{T['flag']}"
+            GPU + " python -m repro.core.rlvr.sft{params.flag}"
             " --config {input.config} --scale {params.scale} --data {params.data}"
             " --out {output.base} 2> {log}"
 
@@ -149,10 +153,11 @@ for task, T in TASKS.items():
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
+            flag=T["flag"],
         message:
             f"{LABEL}: {T['train_what']} with {{wildcards.method}}, seed {{wildcards.seed}}"
         shell:
-            GPU + f" python -m repro.papers.{P.id}.train{T['flag']}"
+            GPU + f" python -m repro.papers.{P.id}.train" + "{params.flag}"
             " --config {input.config} --scale {params.scale} --method {wildcards.method}"
             " --seed {wildcards.seed} --data {params.data} --base {input.base}"
             " --out {output.run} 2> {log}"
@@ -179,11 +184,12 @@ for task, T in TASKS.items():
         params:
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.test),
+            flag=T["flag"],
         message:
             f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on"
             f" {T['eval_what']}"
         shell:
-            GPU + f" python -m repro.core.rlvr.evaluate{T['flag']}"
+            GPU + " python -m repro.core.rlvr.evaluate{params.flag}"
             " --config {input.config} --scale {params.scale} --method {wildcards.evalmethod}"
             " --seed {wildcards.seed} --data {params.data} --policy {input.policy}"
             " --out {output.metrics} 2> {log}"
