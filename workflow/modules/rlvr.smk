@@ -13,7 +13,6 @@ from repro.core.workflow import core, paper
 P = paper(config)
 LABEL = config["rlvr"]["label"]
 RES = config["rlvr"]["resources"]
-GPU = "python -m repro.core.gpus --gpus {resources.gpu} --"
 TRAIN_CODE = [*P.src("train", "algos"), *core("rlvr/trainer", "rlvr/objectives")]
 EVAL_CODE = [*core("rlvr/evaluate"), *core("metrics")]
 MATH_ON = bool(P.settings["math"]["enabled"])
@@ -126,7 +125,8 @@ for task, T in TASKS.items():
         message:
             f"{LABEL}: {T['base_what']}"
         shell:
-            GPU + " python -m repro.core.rlvr.sft{params.flag}"
+            "python -m repro.core.gpus --gpus {resources.gpu} --"
+            " python -m repro.core.rlvr.sft{params.flag}"
             " --config {input.config} --scale {params.scale} --data {params.data}"
             " --out {output.base} 2> {log}"
 
@@ -154,10 +154,12 @@ for task, T in TASKS.items():
             scale=P.scale,
             data=lambda w, input: os.path.dirname(input.train),
             flag=T["flag"],
+            module=f"repro.papers.{P.id}.train",
         message:
             f"{LABEL}: {T['train_what']} with {{wildcards.method}}, seed {{wildcards.seed}}"
         shell:
-            GPU + f" python -m repro.papers.{P.id}.train" + "{params.flag}"
+            "python -m repro.core.gpus --gpus {resources.gpu} --"
+            " python -m {params.module}{params.flag}"
             " --config {input.config} --scale {params.scale} --method {wildcards.method}"
             " --seed {wildcards.seed} --data {params.data} --base {input.base}"
             " --out {output.run} 2> {log}"
@@ -189,7 +191,8 @@ for task, T in TASKS.items():
             f"{LABEL}: evaluate {{wildcards.evalmethod}} (seed {{wildcards.seed}}) on"
             f" {T['eval_what']}"
         shell:
-            GPU + " python -m repro.core.rlvr.evaluate{params.flag}"
+            "python -m repro.core.gpus --gpus {resources.gpu} --"
+            " python -m repro.core.rlvr.evaluate{params.flag}"
             " --config {input.config} --scale {params.scale} --method {wildcards.evalmethod}"
             " --seed {wildcards.seed} --data {params.data} --policy {input.policy}"
             " --out {output.metrics} 2> {log}"
