@@ -53,7 +53,10 @@ def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny"
 def plan(workdir: Path, target: str, scale: str = "tiny", forceall: bool = False,
          **config: str) -> list[dict]:
     """The jobs Snakemake would run for `target` now (every job with forceall), from the
-    workflow's own planner through Snakemake's public API (`python -m repro plan --json`)."""
+    workflow's own planner through Snakemake's public API (`python -m repro plan --json`).
+    A paper's target loads only that paper's module (`papers=<id>`): the same plan, cheaper."""
+    if target.startswith("paper_"):
+        config.setdefault("papers", target.removeprefix("paper_"))
     overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
     cmd = [sys.executable, "-m", "repro", "plan", target, "--json",
            *(["--forceall"] if forceall else []),
@@ -84,7 +87,7 @@ def edit(path: Path) -> None:
 def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
     """A repo copy in which `snakemake paper_<pid> --config scale=tiny` has run to completion."""
     root = copy_repo(tmp_path_factory.mktemp(f"{pid}_tiny") / "repo")
-    snakemake(root, f"paper_{pid}", "--cores", "2")
+    snakemake(root, f"paper_{pid}", "--cores", "2", papers=pid)
     return root
 
 
@@ -102,6 +105,12 @@ def _tiny_dag_fixture(pid: str):
 # tiny_<id>: one finished tiny run per registered paper, shared by every test that needs it
 for _pid in PAPERS:
     globals()[f"tiny_{_pid}"] = _tiny_dag_fixture(_pid)
+
+
+@pytest.fixture(scope="session")
+def fresh_repo(tmp_path_factory) -> Path:
+    """One clean copy of the repo for tests that only plan (never run) jobs in it."""
+    return copy_repo(tmp_path_factory.mktemp("fresh") / "repo")
 
 
 @pytest.fixture(scope="session")

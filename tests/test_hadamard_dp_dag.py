@@ -53,9 +53,7 @@ def test_small_is_the_papers_grid_with_fewer_reps(tmp_path):
 def test_tiny_dag_outputs(tiny_hadamard_dp):
     out = tiny_hadamard_dp / "results/tiny/hadamard_dp"
     s = _settings(tiny_hadamard_dp)
-    cfg = yaml.safe_load((tiny_hadamard_dp / "config/papers/hadamard_dp.yaml").read_text())
     claims = json.loads((out / "claims.json").read_text())
-    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     verdicts = {c["id"]: c["verdict"] for c in claims}
     for cid in ("privacy_ewl_within_eps", "privacy_ewl_control_violates",
                 "privacy_ewg_within_delta", "privacy_ewg_control_violates"):
@@ -66,8 +64,6 @@ def test_tiny_dag_outputs(tiny_hadamard_dp):
     assert len(util) == _n_cells(s) * len(s["synthetic"]["mus"])
     rt = pd.read_csv(out / "tables/runtime.csv")
     assert (rt["RL / EWG"] > 1).all()
-    for name in ("utility_affine_invariant", "realdata", "privacy"):
-        assert (out / f"figures/{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     cell = json.loads((out / "grid/log_cholesky_m2.json").read_text())
     assert np.array(cell["errors"]["ewg"]).shape == (s["synthetic"]["reps"],
                                                      len(s["synthetic"]["mus"]))

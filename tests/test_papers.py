@@ -16,6 +16,15 @@ VERDICTS = {"holds", "does not hold", "not testable at this scale"}
 PNG = b"\x89PNG\r\n\x1a\n"
 
 pytestmark = pytest.mark.parametrize("pid", PAPERS)
+_PLANS: dict[tuple[str, str], list[dict]] = {}
+
+
+def _full_plan(root, pid, scale="tiny") -> list[dict]:
+    """Every job of the paper's DAG (forceall): the same in any copy of the repo, so planned
+    once per paper and scale."""
+    if (pid, scale) not in _PLANS:
+        _PLANS[pid, scale] = plan(root, f"paper_{pid}", scale=scale, forceall=True)
+    return _PLANS[pid, scale]
 
 
 def _cfg(root, pid):
@@ -23,8 +32,7 @@ def _cfg(root, pid):
 
 
 def _report_outputs(root, pid) -> list[str]:
-    (report,) = [j for j in plan(root, f"paper_{pid}", forceall=True)
-                 if j["rule"] == f"{pid}_report"]
+    (report,) = [j for j in _full_plan(root, pid) if j["rule"] == f"{pid}_report"]
     return report["outputs"]
 
 
@@ -66,7 +74,7 @@ def test_editing_the_report_module_reruns_only_the_report(pid, tiny_run, tmp_pat
 
 def test_editing_the_config_reruns_what_reads_it(pid, tiny_run, tmp_path):
     root = copy_finished(tiny_run(pid), tmp_path / "edit_config")
-    jobs = plan(root, f"paper_{pid}", forceall=True)
+    jobs = _full_plan(root, pid)
     config = f"config/papers/{pid}.yaml"
     made_by = {o: j for j in jobs for o in j["outputs"]}
     stale: set[int] = set()
@@ -86,16 +94,15 @@ def test_editing_the_config_reruns_what_reads_it(pid, tiny_run, tmp_path):
 def test_same_seeds_give_byte_identical_tables(pid, tiny_run, tmp_path):
     first = tiny_run(pid)
     again = copy_repo(tmp_path / "again")
-    snakemake(again, f"paper_{pid}", "--cores", "2")
+    snakemake(again, f"paper_{pid}", "--cores", "2", papers=pid)
     outputs = _report_outputs(first, pid)
     for o in outputs:
         if o.endswith((".csv", ".md", ".json")):
             assert (again / o).read_bytes() == (first / o).read_bytes(), o
 
 
-def test_full_scale_plan_builds(pid, tmp_path):
-    root = copy_repo(tmp_path / "repo")
-    jobs = plan(root, f"paper_{pid}", scale="full", forceall=True)
+def test_full_scale_plan_builds(pid, fresh_repo):
+    jobs = _full_plan(fresh_repo, pid, "full")
     rules = Counter(j["rule"] for j in jobs)
     assert rules[f"{pid}_report"] == 1 and rules[f"paper_{pid}"] == 1
     assert all(j["phase"] for j in jobs if j["outputs"]), "a rule without a phase"
@@ -105,10 +112,9 @@ def test_full_scale_plan_builds(pid, tmp_path):
             assert {"runtime", "mem_mb", "cpus_per_task"} <= set(j["resources"]), j["rule"]
 
 
-def test_every_rule_belongs_to_a_phase(pid, tmp_path):
-    root = copy_repo(tmp_path / "repo")
+def test_every_rule_belongs_to_a_phase(pid, fresh_repo):
     for scale in ("tiny", "small"):
-        jobs = plan(root, f"paper_{pid}", scale=scale, forceall=True)
+        jobs = _full_plan(fresh_repo, pid, scale)
         orphans = {j["rule"] for j in jobs if j["outputs"] and not j["phase"]}
         assert not orphans, f"{pid} at {scale}: no phase for {sorted(orphans)}"
         assert {j["paper"] for j in jobs if j["outputs"]} == {pid}

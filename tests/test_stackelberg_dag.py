@@ -57,10 +57,9 @@ def test_a_wrong_algorithm_is_rejected_before_any_job(tmp_path):
 def test_tiny_dag_outputs(tiny_stackelberg):
     out = tiny_stackelberg / "results/tiny/stackelberg"
     s = _settings(tiny_stackelberg)
-    cfg = yaml.safe_load((tiny_stackelberg / "config/papers/stackelberg.yaml").read_text())
     claims = json.loads((out / "claims.json").read_text())
-    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
-    assert all(c["verdict"] in ("holds", "does not hold") for c in claims)
+    # claim ids, verdicts, tables and figures: tests/test_papers.py
+    assert all(c["verdict"] != "not testable at this scale" for c in claims)
     regret = pd.read_csv(out / "tables/regret.csv")
     assert [f"R({T})" for T in s["horizons"]] == [c for c in regret.columns if c.startswith("R(")]
     rows = {(e, a) for e, a in zip(regret["environment"], regret["algorithm"], strict=True)}
@@ -83,8 +82,6 @@ def test_tiny_dag_outputs(tiny_stackelberg):
     paper_rate = dict(zip(regret["algorithm"], regret["exponent (paper)"], strict=False))
     assert paper_rate["reduction + OFUL"] == 0.5 and round(paper_rate["Harris et al. (2024)"],
                                                           2) == 0.67
-    for fig in ("regret_curves", "regret_vs_T"):
-        assert (out / f"figures/{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     run = json.loads((out / "runs/paper/seed0.json").read_text())
     assert run["instance"]["n_arms"] > 4 and run["instance"]["p"] == [0.25] * 4
     assert set(run["regret"]) == {"oful", "logdet_ftrl", "harris_etc", "full_info", "random",

@@ -56,16 +56,13 @@ def test_tiny_dag_outputs(tiny_tstudent):
     out = tiny_tstudent / "results/tiny/tstudent"
     s = _settings(tiny_tstudent)
     claims = json.loads((out / "claims.json").read_text())
-    cfg = yaml.safe_load((tiny_tstudent / "config/papers/tstudent.yaml").read_text())
-    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
-    assert all(c["verdict"] in ("holds", "does not hold") for c in claims)
+    # claim ids, verdicts, tables and figures: tests/test_papers.py
+    assert all(c["verdict"] != "not testable at this scale" for c in claims)
     rates = pd.read_csv(out / "tables/rates.csv")
     assert list(rates["setting"]) == list(s["settings"])
     assert set(rates["train-loss slope (paper)"]) == {-1.0}
     assert set(rates["OOD-loss slope (paper)"]) == {-0.5}
     assert "sklearn" in (out / "tables/digits.md").read_text()
-    for fig in ("curves", "recovery", "attention", "digits"):
-        assert (out / f"figures/{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     run = json.loads((out / "runs/conv_relu/seed0.json").read_text())
     assert run["D"] == 36 and run["K"] == 4 and len(run["attention"]) == 36
     assert len(run["curve"]["t"]) == len(run["curve"]["train_excess"]) > 2

@@ -57,8 +57,6 @@ def test_tiny_dag_outputs(tiny_vaecf):
     out = tiny_vaecf / "results/tiny/vaecf"
     s = _settings(tiny_vaecf)
     claims = json.loads((out / "claims.json").read_text())
-    cfg = yaml.safe_load((tiny_vaecf / "config/papers/vaecf.yaml").read_text())
-    assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     verdicts = {c["id"]: c["verdict"] for c in claims}
     assert verdicts["anchor_beats_masking_ml20m"] == "not testable at this scale"
     assert verdicts["masking_beats_clean"] in ("holds", "does not hold")
@@ -74,8 +72,6 @@ def test_tiny_dag_outputs(tiny_vaecf):
     src = json.loads((tiny_vaecf / "data/vaecf/tiny/ml-100k/source.json").read_text())
     assert src["rows"] == 100_000
     assert pd.read_csv(out / "tables/data.csv")["source"].iloc[0] == src["source"]
-    for f in ("ablation", "grids", "activity", "proximity", "curves"):
-        assert (out / f"figures/{f}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     run = json.loads((out / "runs/ml-100k/masking/seed0/run.json").read_text())
     assert run["variant"] == "masking" and run["curve"] and len(run["per_user"]["ndcg@100"]) == \
         s["data"]["ml-100k"]["n_heldout"]

@@ -72,9 +72,10 @@ PAPER_OF: dict[str, str] = {}
 """Snakemake rule name -> the paper whose module declared it."""
 
 
-def registered_papers(root: str | Path = ".") -> list[str]:
+def registered_papers(root: str | Path = ".", only: str = "all") -> list[str]:
     """The registry: every paper with a config/papers/<id>.yaml. Each must also have its rule
-    file and schema; a missing one stops the parse with one line naming it."""
+    file and schema; a missing one stops the parse with one line naming it. `only` (the
+    `papers` config key: `all` or ids with commas) loads a subset, which plans identically."""
     root = Path(root)
     ids = sorted(p.stem for p in (root / "config/papers").glob("*.yaml"))
     for pid in ids:
@@ -85,6 +86,13 @@ def registered_papers(root: str | Path = ".") -> list[str]:
     for extra in sorted(rules - set(ids)):
         fail(ConfigError(f"workflow/rules/{extra}.smk has no config/papers/{extra}.yaml: "
                          "shared rule files belong in workflow/modules/"))
+    if only != "all":
+        unknown = sorted(set(only.split(",")) - set(ids))
+        if unknown:
+            fail(ConfigError(f"config error in config (config/config.yaml, --config): key "
+                             f"'papers' names unregistered paper(s) {', '.join(unknown)} "
+                             f"(registered: {', '.join(ids)})"))
+        ids = [p for p in ids if p in only.split(",")]
     PHASE_OF.clear()  # one parse, one registry (the API may parse twice in one process)
     PAPER_OF.clear()
     return ids
