@@ -110,7 +110,8 @@ def slurm_rove(slurm_cluster, tmp_path_factory):
     """`snakemake paper_rove --config scale=tiny` through SLURM, in a fresh repo copy."""
     root = copy_repo(tmp_path_factory.mktemp("rove_slurm") / "repo")
     planned = planned_jobs(root, "paper_rove")
-    declared = rule_resources(root, "paper_rove")
+    # the rules' full-scale sizes, fitted to this node, so their runtimes reach SLURM at tiny
+    declared = rule_resources(root, "paper_rove", scale="full")
     proc, seconds = run_via_slurm(root, "paper_rove", profile=root / PROFILE, declared=declared)
     print(f"\npaper_rove tiny via SLURM: {seconds:.0f}s, {sum(planned.values())} jobs")
     return root, planned, proc.stdout + proc.stderr
@@ -139,12 +140,13 @@ def test_rove_jobs_went_through_slurm(slurm_rove):
 
 
 def test_rove_rule_resources_reach_slurm(slurm_rove):
-    """Each rule's own runtime (else the profile's default) is its SLURM time limit; at tiny
-    scale the rules declare gpu=0, so no job asks SLURM for a GPU."""
+    """Each rule's own (full-scale) runtime, passed as it would be at full, else the profile's
+    default, is its SLURM time limit; at tiny scale the rules declare gpu=0, so no job asks
+    SLURM for a GPU."""
     root, planned, log = slurm_rove
     prof = yaml.safe_load((root / PROFILE / "config.yaml").read_text())
     default = prof["default-resources"]["runtime"]
-    declared = rule_resources(root, "paper_rove")
+    declared = rule_resources(root, "paper_rove", scale="full")
     for j in slurm_jobs(log).values():
         rule = rule_of(j["comment"], set(planned))
         want = declared[rule].get("runtime", default)
@@ -173,7 +175,8 @@ def test_every_rove_rule_sizes_itself_for_full_and_the_profile_is_generic():
                  "rove_math_base", "rove_math_train", "rove_math_evaluate"):
         assert {"runtime", "mem_mb", "cpus_per_task"} <= set(declared[rule]), rule
     assert declared["rove_train"]["gpu"] == 1 and declared["rove_toy"].get("gpu", 0) == 0
-    assert rule_resources(REPO, "paper_rove")["rove_train"]["gpu"] == 0  # tiny: no GPU
+    tiny = rule_resources(REPO, "paper_rove")  # below full: no GPU, the profile's defaults
+    assert tiny["rove_train"] == {"gpu": 0} and tiny["rove_toy"] == {}
 
 
 @pytest.mark.parametrize("env,want", [

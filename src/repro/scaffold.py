@@ -96,7 +96,7 @@ RULES = """\
 # $title: a skeleton written by `python -m repro new-paper $pid`.
 # fetch -> train (method x seed) -> evaluate (method x seed) -> report. This file is the paper's
 # own Snakemake module: rule names are plain (`train` becomes `${pid}_train`), globals and
-# wildcards are its own. Resources are sized for `full` (SLURM reads them).
+# wildcards are its own. SLURM sizes (P.cluster) are for `full`; below it the profile's defaults.
 from repro.core.workflow import core, paper
 
 P = paper(config)
@@ -148,10 +148,8 @@ rule train:
     params:
         scale=P.scale,
     resources:
-        gpu=0,
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        gpu=P.gpu,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     conda:
         P.env
     log:
@@ -174,9 +172,7 @@ rule evaluate:
     params:
         scale=P.scale,
     resources:
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     conda:
         P.env
     log:

@@ -116,7 +116,7 @@ for task, T in TASKS.items():
         conda:
             P.env
         resources:
-            **RES[T["base"]],
+            **P.cluster(**RES[T["base"]]),
             gpu=P.gpu,
         params:
             scale=P.scale,
@@ -148,7 +148,7 @@ for task, T in TASKS.items():
         conda:
             P.env
         resources:
-            **RES[f"{T['prefix']}train"],
+            **P.cluster(**RES[f"{T['prefix']}train"]),
             gpu=P.gpu,
         params:
             scale=P.scale,
@@ -181,7 +181,7 @@ for task, T in TASKS.items():
         conda:
             P.env
         resources:
-            **RES[f"{T['prefix']}evaluate"],
+            **P.cluster(**RES[f"{T['prefix']}evaluate"]),
             gpu=P.gpu,
         params:
             scale=P.scale,

@@ -59,9 +59,7 @@ rule grid:
     conda:
         P.env
     resources:
-        runtime=60,
-        mem_mb=4000,
-        cpus_per_task=1,
+        **P.cluster(runtime=60, mem_mb=4000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -85,9 +83,7 @@ rule realdata:
     conda:
         P.env
     resources:
-        runtime=120,
-        mem_mb=8000,
-        cpus_per_task=1,
+        **P.cluster(runtime=120, mem_mb=8000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -108,9 +104,7 @@ rule footpoint:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -131,9 +125,7 @@ rule privacy:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=4000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=4000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:

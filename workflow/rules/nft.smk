@@ -56,9 +56,7 @@ rule equivalence:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=4000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=4000, cpus_per_task=1),
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.train),

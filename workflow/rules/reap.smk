@@ -68,9 +68,8 @@ rule train:
         P.env
     threads: S["train"]["threads"] if S["model"]["kind"] == "scratch" else 1
     resources:
-        runtime=10,  # at full only a pointer to the hub checkpoint
-        mem_mb=2000,
-        cpus_per_task=1,
+        # at full only a pointer to the hub checkpoint
+        **P.cluster(runtime=10, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
@@ -96,10 +95,8 @@ rule observe:
     conda:
         P.env
     resources:
+        **P.cluster(runtime=240, mem_mb=128000, cpus_per_task=8),
         gpu=GPU,
-        runtime=240,
-        mem_mb=128000,
-        cpus_per_task=8,
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
@@ -127,10 +124,8 @@ rule reference:
     conda:
         P.env
     resources:
+        **P.cluster(runtime=1440, mem_mb=128000, cpus_per_task=16),
         gpu=GPU,
-        runtime=1440,
-        mem_mb=128000,
-        cpus_per_task=16,
     params:
         scale=P.scale,
         seed=REF_SEED,
@@ -163,10 +158,8 @@ rule evaluate:
     conda:
         P.env
     resources:
+        **P.cluster(runtime=1440, mem_mb=128000, cpus_per_task=16),
         gpu=GPU,
-        runtime=1440,
-        mem_mb=128000,
-        cpus_per_task=16,
     params:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),

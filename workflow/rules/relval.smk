@@ -31,9 +31,7 @@ rule theory:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -57,12 +55,10 @@ rule train:
     conda:
         P.env
     resources:
+        **P.cluster(runtime=360, mem_mb=16000, cpus_per_task=8),
         # Atari at full: one GPU per run, as the paper; classic control stays on a CPU.
         # 10M agent steps take ~65 min on an A100 per the paper; 6 h leaves room.
         gpu=lambda w: P.gpu if w.env in ATARI else 0,
-        runtime=360,
-        mem_mb=16000,
-        cpus_per_task=8,
     params:
         scale=P.scale,
         env_id=lambda w: ENV_OF[w.env],

@@ -46,9 +46,7 @@ rule toy:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -69,9 +67,7 @@ rule theorem:
     conda:
         P.env
     resources:
-        runtime=30,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:

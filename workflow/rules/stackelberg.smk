@@ -45,9 +45,7 @@ rule run:
     conda:
         P.env
     resources:
-        runtime=60,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=60, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -69,9 +67,7 @@ rule tune:
         P.env
     resources:
         # one tuning seed: every algorithm x constant of the grid, paper game
-        runtime=120,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=120, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -94,9 +90,7 @@ rule tuned:
     conda:
         P.env
     resources:
-        runtime=60,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=60, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:

@@ -54,9 +54,7 @@ rule cnn:
         P.env
     resources:
         # the image CNN teacher on MNIST at full (60k images, 5 epochs)
-        runtime=60,
-        mem_mb=8000,
-        cpus_per_task=1,
+        **P.cluster(runtime=60, mem_mb=8000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -79,9 +77,7 @@ rule train:
     conda:
         P.env
     resources:
-        runtime=60,
-        mem_mb=2000,
-        cpus_per_task=1,
+        **P.cluster(runtime=60, mem_mb=2000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:
@@ -106,9 +102,7 @@ rule digits:
         P.env
     resources:
         # the student of the CNN's first layer, evaluated on MNIST's test set at full
-        runtime=120,
-        mem_mb=4000,
-        cpus_per_task=1,
+        **P.cluster(runtime=120, mem_mb=4000, cpus_per_task=1),
     params:
         scale=P.scale,
     message:

@@ -92,9 +92,7 @@ rule prepare:
     conda:
         P.env
     resources:
-        runtime=120,
-        mem_mb=48000,
-        cpus_per_task=2,
+        **P.cluster(runtime=120, mem_mb=48000, cpus_per_task=2),
     params:
         scale=P.scale,
     message:
@@ -119,10 +117,8 @@ rule train:
     conda:
         P.env
     resources:
+        **P.cluster(runtime=1440, mem_mb=32000, cpus_per_task=4),
         gpu=P.gpu,
-        runtime=1440,
-        mem_mb=32000,
-        cpus_per_task=4,
     params:
         scale=P.scale,
         save=lambda w: "--save-model" if (w.dataset, w.variant) in PROX else "",
@@ -149,9 +145,7 @@ rule proximity:
         P.env
     resources:
         # one SGD step per source user on saved models (GPU not needed)
-        runtime=120,
-        mem_mb=16000,
-        cpus_per_task=2,
+        **P.cluster(runtime=120, mem_mb=16000, cpus_per_task=2),
     params:
         scale=P.scale,
     message:

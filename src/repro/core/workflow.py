@@ -134,6 +134,12 @@ class Paper:
         extra = ("settings",) if Path(src(self.id, "settings")[0]).exists() else ()
         return src(self.id, *dict.fromkeys([*modules, *extra]))
 
+    def cluster(self, **sizes: int) -> dict[str, int]:
+        """A rule's SLURM sizes (runtime, mem_mb, cpus_per_task), written for `full`, the
+        paper's setting; below full the profile's defaults (60 min, 4 GB, 1 CPU) fit every job
+        and the local demo cluster alike."""
+        return sizes if self.scale == "full" else {}
+
     def report_outputs(self, tables: list[str], figures: list[str], category: str
                        ) -> dict[str, Any]:
         """What every paper's report writes: its tables and figures (shown in the Snakemake
