@@ -5,6 +5,7 @@ Runs at Snakefile parse time, before any job, so it imports only yaml and jsonsc
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,16 @@ def one_line(err: jsonschema.ValidationError, source: str) -> str:
     )
 
 
+@functools.cache
+def _schema(path: str) -> dict[str, Any]:
+    """A schema file, read once per process (a dry run validates each paper twice)."""
+    return yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def validate(instance: Any, schema: Mapping[str, Any] | str | Path, source: str) -> None:
     """Raise ConfigError with one line for the first (most relevant) schema violation."""
     if not isinstance(schema, Mapping):
-        schema = yaml.safe_load(Path(schema).read_text())
+        schema = _schema(str(schema))
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: (len(e.absolute_path), e.path))
     if errors:

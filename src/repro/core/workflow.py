@@ -37,8 +37,9 @@ def check_config(config: dict[str, Any]) -> None:
         fail(err)
 
 
-def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
-    """Load config/papers/<pid>.yaml, validate its structure and its settings at `scale`."""
+def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """Load config/papers/<pid>.yaml, validate its structure and its settings at `scale`;
+    returns its path, the settings at `scale` and the whole file."""
     path = f"config/papers/{pid}.yaml"
     try:
         raw = load_yaml(path)
@@ -47,7 +48,7 @@ def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
         validate(settings, f"workflow/schemas/{pid}.schema.yaml", f"{path} (scale {scale})")
     except (ConfigError, FileNotFoundError) as err:
         fail(err)
-    return path, settings
+    return path, settings, raw
 
 
 def src(pid: str, *modules: str) -> list[str]:
@@ -171,10 +172,10 @@ class Paper:
 def paper(config: dict[str, Any]) -> Paper:
     """Called at the top of workflow/rules/<id>.smk with the module's config."""
     pid, scale = config["paper"], config["scale"]
-    path, settings = paper_settings(pid, scale)
+    path, settings, raw = paper_settings(pid, scale)
     return Paper(
         id=pid, scale=scale, config=path, settings=settings,
-        title=load_yaml(path)["title"],
+        title=raw["title"],
         out=f"{config['results_dir']}/{scale}/{pid}",
         data=f"{config['data_dir']}/{pid}/{scale}",
         logs=f"{config['logs_dir']}/{scale}/{pid}",
