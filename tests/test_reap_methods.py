@@ -29,7 +29,7 @@ from repro.papers.reap.prune import apply_prune, experts_to_keep, prune
 TINY = {"kind": "scratch", "hidden_size": 32, "num_layers": 2, "num_heads": 2,
         "num_kv_heads": 1, "num_experts": 8, "top_k": 2, "moe_intermediate_size": 16,
         "norm_topk_prob": True, "router_aux_loss_coef": 0.01, "max_positions": 64}
-TOK = rdata.ByteTokenizer()
+TOK = rdata.tokenizer()
 
 
 def _model(seed: int = 0, **over) -> torch.nn.Module:

@@ -26,7 +26,7 @@ from repro.core.rlvr.countdown import (
     score,
     solutions,
 )
-from repro.core.rlvr.policy import CharTokenizer
+from repro.core.tokenizers import CharTokenizer
 from repro.papers.rove import train
 
 ROOT = Path(__file__).resolve().parents[1]

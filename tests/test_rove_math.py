@@ -10,8 +10,8 @@ import pytest
 
 from repro.core.rlvr import evaluate, sft
 from repro.core.rlvr import math_task as mt
-from repro.core.rlvr.policy import ByteTokenizer
 from repro.core.rlvr.tasks import get_task
+from repro.core.tokenizers import ByteTokenizer
 from repro.papers.rove import train
 
 REPO = Path(__file__).resolve().parents[1]

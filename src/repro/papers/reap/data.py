@@ -23,7 +23,7 @@ import hashlib
 import json
 import sys
 import sysconfig
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,34 +32,18 @@ import numpy as np
 from repro.core.config import job_parser, load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
+from repro.core.tokenizers import ByteTokenizer
 
 log = get_logger("reap.data")
 
 # ----------------------------------------------------------------------------- tokenizer
-PAD_ID, BOS_ID, EOS_ID = 256, 257, 258
-VOCAB_SIZE = 259  # 256 bytes + pad, bos, eos
+SPECIALS = ("<pad>", "<bos>", "<eos>")  # ids 256, 257, 258 after the bytes (vocab 259)
 
 
-class ByteTokenizer:
-    """UTF-8 bytes are ids 0..255; pad/bos/eos follow. No merges, so any text round-trips."""
-
-    kind = "byte"
-    pad_id, bos_id, eos_id = PAD_ID, BOS_ID, EOS_ID
-    vocab_size = VOCAB_SIZE
-
-    def encode(self, text: str) -> list[int]:
-        return list(text.encode("utf-8"))
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """Text of the ids up to the first eos; other specials are dropped."""
-        out = bytearray()
-        for i in ids:
-            i = int(i)
-            if i == EOS_ID:
-                break
-            if i < 256:
-                out.append(i)
-        return out.decode("utf-8", errors="replace")
+def tokenizer() -> ByteTokenizer:
+    """REAP's byte tokenizer: UTF-8 bytes are ids 0..255 and the specials follow, the layout
+    every REAP checkpoint was trained with."""
+    return ByteTokenizer(SPECIALS, specials_first=False)
 
 
 # ----------------------------------------------------------------------------- corpus

@@ -39,7 +39,7 @@ from repro.core.config import job_parser, load_settings
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
-from repro.papers.reap.data import ByteTokenizer, random_windows, read_docs, stream
+from repro.papers.reap.data import random_windows, read_docs, stream, tokenizer
 from repro.papers.reap.model import count_params, new_model, save_model
 
 log = get_logger("reap.train")
@@ -113,7 +113,7 @@ def train(s: dict[str, Any], data: Path, out: Path) -> None:
     t, m = s["train"], s["model"]
     torch.set_num_threads(int(t["threads"]))
     seed_everything(t["seed"])
-    tok = ByteTokenizer()
+    tok = tokenizer()
     docs = read_docs(data / "docs.jsonl", split="train")
     code = stream([d for d in docs if d["kind"] == "code"], tok)
     prose = stream([d for d in docs if d["kind"] == "prose"], tok)
