@@ -24,9 +24,8 @@ from repro.core.rlvr.reporting import (
     plot_curves,
     plot_entropy,
     plot_passk,
-    pm,
 )
-from repro.core.tables import paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 
 SETTINGS_7B = "Qwen2.5-Math-7B"
 SETTING_32B = "Qwen2.5-32B"
@@ -210,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         countdown_table(cd_records, ["base", *settings["countdown"]["methods"]], reported),
         tables,
         "countdown",
-        f"Countdown (scale {a.scale}; rove's setting, binary reward): ours are mean ± sd over "
+        f"Countdown (scale {a.scale}; rove's setting, binary reward): ours are {PM} over "
         f"{len(settings['seeds'])} seeds on held-out problems; entropy = rollout token entropy "
         "over the first / last 10% of steps. The paper's columns are math-benchmark averages of "
         "other models (labelled), for orientation only; its DAPO is our dapo_lite.",

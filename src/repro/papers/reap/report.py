@@ -20,7 +20,7 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 
 PAPER_SETTING = "paper, Qwen3-30B-A3B, code avg (EvalPlus/LiveCodeBench...)"
 LABELS = {"unpruned": "unpruned", "frequency": "frequency", "ean": "EAN", "reap": "REAP",
@@ -79,13 +79,6 @@ def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: l
     return out
 
 
-def _pm(values: list[float], digits: int = 3) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.{digits}f} ± {s:.{digits}f}" if len(values) > 1 else f"{m:.{digits}f}"
-
-
 def _values(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
     vals: dict[tuple[str, str], list[float]] = defaultdict(list)
     seen = set()
@@ -117,7 +110,7 @@ def main_table(evals: list[dict[str, Any]], records: list[dict[str, Any]], metho
             "seeds": len({x["seed"] for x in e}) if method != "unpruned" else 1,
         }
         for k in present:
-            row[k] = _pm(vals[(method, metric_name(k, ratio))])
+            row[k] = pm(vals[(method, metric_name(k, ratio))])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -132,9 +125,9 @@ def paper_table(records: list[dict[str, Any]], reported: list[dict[str, Any]],
         rows.append({
             "method": LABELS.get(method, method),
             "compression": f"{r}%",
-            "ours: gen score": _pm(vals[(method, metric_name("gen_score", r))]),
-            "ours: held-out NLL": _pm(vals[(method, metric_name("nll", r))]),
-            "ours: code avg (EvalPlus/LCB, full only)": _pm(
+            "ours: gen score": pm(vals[(method, metric_name("gen_score", r))]),
+            "ours: held-out NLL": pm(vals[(method, metric_name("nll", r))]),
+            "ours: code avg (EvalPlus/LCB, full only)": pm(
                 vals[(method, metric_name("code_avg", r))]),
             PAPER_SETTING: paper_value(reported, method, metric_name("code_avg", r),
                                        PAPER_SETTING),
@@ -153,13 +146,13 @@ def router_table(train_log: dict[str, Any], summaries: list[dict[str, Any]]) -> 
         if init and trained:
             row["router entropy, init"] = round(init["router_entropy"][int(layer)], 4)
             row["router entropy, trained"] = round(trained["router_entropy"][int(layer)], 4)
-        row["router entropy, calibration"] = _pm([p["router_entropy"] for p in per], 4)
-        row["usage balance, calibration"] = _pm([p["usage_balance"] for p in per], 4)
+        row["router entropy, calibration"] = pm([p["router_entropy"] for p in per], 4)
+        row["usage balance, calibration"] = pm([p["usage_balance"] for p in per], 4)
         if init:
             row["usage balance, init"] = round(init["usage_balance"][int(layer)], 4)
-        row["max expert share"] = _pm([p["max_expert_share"] for p in per], 4)
-        row["min expert share"] = _pm([p["min_expert_share"] for p in per], 4)
-        row["unused experts"] = _pm([float(p["unused_experts"]) for p in per], 1)
+        row["max expert share"] = pm([p["max_expert_share"] for p in per], 4)
+        row["min expert share"] = pm([p["min_expert_share"] for p in per], 4)
+        row["unused experts"] = pm([float(p["unused_experts"]) for p in per], 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -173,7 +166,7 @@ def gap_table(records: list[dict[str, Any]], ratios: list[int]) -> pd.DataFrame:
             row = {"compression": f"{ratio}%",
                    "pruning method": LABELS.get(pruner.removesuffix("_vs_merging"), pruner)}
             for kind in ("generative", "discriminative"):
-                row[f"{kind}: share of merging's damage avoided"] = _pm(
+                row[f"{kind}: share of merging's damage avoided"] = pm(
                     vals[(pruner, f"damage_avoided_{kind}@{ratio}")])
             rows.append(row)
     return pd.DataFrame(rows)
@@ -253,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
 
     tables = a.out / "tables"
     write_table(main_table(evals, records, methods, ratios), tables, "compression",
-                f"Compressed MoE (scale {a.scale}), mean ± sd over calibration seeds "
+                f"Compressed MoE (scale {a.scale}), {PM} over calibration seeds "
                 f"{s['seeds']}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
                 "on stdlib code and reference-manual prose. Generative: greedy continuations of "
                 "held-out function prefixes: parse rate, next-line exact match, agreement with "
@@ -269,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
                 "Router before pruning: mean per-token router entropy / log E (1 = uniform, "
                 "as a fresh router) and expert-usage balance (entropy of routed shares / log E), "
                 "at initialisation and after training (training windows) and on the "
-                "calibration samples (mean ± sd over seeds).")
+                f"calibration samples ({PM} over seeds).")
     write_table(gap_table(records, ratios), tables, "merging_gap",
                 "Share of merging's damage avoided by pruning, (P - M) / (U - M): U unpruned, "
                 f"P a pruning method (the claim uses {s['gap']['pruning']}), M mean of "

@@ -21,10 +21,9 @@ from repro.core.rlvr.reporting import (
     passk_curves,
     plot_entropy,
     plot_passk,
-    pm,
     train_records,
 )
-from repro.core.tables import paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 from repro.papers.rove import plots
 
 MATH_SETTING = "Qwen3-8B-Base, avg of math benchmarks"
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         toy_table(toy, reported),
         tables,
         "toy",
-        f"Fig. 5 toy (scale {a.scale}): mean ± sd over {len(settings['seeds'])} seeds; "
+        f"Fig. 5 toy (scale {a.scale}): {PM} over {len(settings['seeds'])} seeds; "
         "the paper's columns are read off its Fig. 5.",
     )
     write_table(
@@ -160,7 +159,7 @@ def main(argv: list[str] | None = None) -> None:
         countdown_table(cd_records, methods, reported),
         tables,
         "countdown",
-        f"Countdown RL (scale {a.scale}): ours are mean ± sd over seeds on held-out "
+        f"Countdown RL (scale {a.scale}): ours are {PM} over seeds on held-out "
         "problems. Paper columns come from different models and data (labelled), shown "
         "for orientation only.",
     )
@@ -174,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
             ),
             tables,
             "math",
-            f"Math RL (scale {a.scale}): ours are mean ± sd over seeds, pooled over the test "
+            f"Math RL (scale {a.scale}): ours are {PM} over seeds, pooled over the test "
             f"benchmarks ({', '.join(settings['math']['data']['test'])}); the paper's columns "
             "are Qwen3-8B-Base (Fig. 1: AIME24/25+HMMT25; Tab. 1: avg of its math benchmarks). "
             "Only the full scale is the paper's setting.",
