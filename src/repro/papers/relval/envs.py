@@ -20,8 +20,6 @@ from typing import Any
 
 import gymnasium as gym
 
-CLASSIC_ENVS = ("CartPole-v1", "Acrobot-v1")
-
 
 def is_atari(env_id: str) -> bool:
     return env_id.startswith("ALE/")
