@@ -1,12 +1,12 @@
 """Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
 
-    python -m repro.core.rlvr.data --config config/papers/rove.yaml --scale small \
-        --mirror ../shared/data --out data/rove/small
+    python -m repro.core.rlvr.data --config config/papers/<paper>.yaml --scale small \
+        --mirror ../shared/data --out data/<paper>/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
   on the HF hub (TinyZero's split), or of `<mirror>/countdown/train.parquet` when present;
-  test = ROVER's 1,024-problem test set, read from the mirror (`<mirror>/countdown/test.parquet`),
-  else downloaded from the ROVER repo, else rebuilt as TinyZero's test slice of the hub dataset.
+  test = the paper's fixed test set, read from the mirror (`<mirror>/<test_file>`), else
+  downloaded from `test_url`, else rebuilt as TinyZero's test slice of the hub dataset.
   Test problems are removed from train by key.
 - `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
@@ -118,7 +118,7 @@ def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem
                 test = _frame_to_problems(pd.read_parquet(io.BytesIO(resp.read())))
             src["test"] = cfg["test_url"]
         except Exception:  # noqa: BLE001 - fall back to the hub slice below
-            log.info("ROVER test set not in the mirror nor downloadable; using the hub test slice")
+            log.info("test set not in the mirror nor downloadable; using the hub test slice")
             rows = _hub_rows(cfg)
             test = _frame_to_problems(rows.iloc[n_train : n_train + cfg["n_test"]])
             src["test"] = f"{cfg['hub_dataset']}[{n_train}:{n_train + cfg['n_test']}]"

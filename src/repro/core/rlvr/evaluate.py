@@ -1,9 +1,9 @@
-"""Evaluate a Countdown policy on the held-out problems.
+"""Evaluate a policy on the held-out problems of its task (Countdown or math).
 
-    python -m repro.core.rlvr.evaluate --config config/papers/rove.yaml --scale small \
-        --method rover --seed 0 --data data/rove/small \
-        --policy results/small/rove/countdown/rover/seed0 \
-        --out results/small/rove/countdown/rover/seed0/eval.json
+    python -m repro.core.rlvr.evaluate --config config/papers/<paper>.yaml --scale small \
+        --method <method> --seed 0 --data data/<paper>/small \
+        --policy results/small/<paper>/countdown/<method>/seed0 \
+        --out results/small/<paper>/countdown/eval/<method>_seed0.json
 
 n samples per problem (temperature/top-p from config). Metrics, each the mean over problems:
 avg@n (mean strict accuracy of the n samples), pass@k for k <= n with the unbiased estimator

@@ -5,14 +5,15 @@ take `minibatches` gradient steps on the method's objective (objectives.py), rep
 same loop, only problems, prompts and rewards differ (tasks.py). A paper's train CLI calls
 `main(argv, make_objective, methods, description)` with its own objectives, e.g.
 
-    python -m repro.papers.rove.train --config config/papers/rove.yaml --scale small \
-        --method rover --seed 0 --data data/rove/small \
-        --base results/small/rove/countdown/base --out results/small/rove/countdown/rover/seed0
+    python -m repro.papers.<paper>.train --config config/papers/<paper>.yaml --scale small \
+        --method <method> --seed 0 --data data/<paper>/small \
+        --base results/small/<paper>/countdown/base \
+        --out results/small/<paper>/countdown/<method>/seed0
 
 Every method sees the same schedule: `steps` rollout batches of `prompts_per_step` problems x
 `group_size` samples, each batch split into `minibatches` gradient steps (so after the first
-one pi_old, the policy that sampled the batch, lags pi: PPO clipping and ROVER's pi_old matter).
-With dynamic sampling (DAPO; NFT's official runs) a step draws rounds of problems until
+one pi_old, the policy that sampled the batch, lags pi: PPO clipping and objectives that read
+pi_old matter). With dynamic sampling (DAPO) a step draws rounds of problems until
 `prompts_per_step` groups with mixed correctness are kept (at most `max_gen_batches` rounds);
 the log counts every rollout sampled. Writes the trained policy and `train_log.json`; a run
 killed mid-way resumes from `.<out>.resume/` when `checkpoint_every` > 0.
