@@ -24,17 +24,145 @@ import json
 import sys
 import sysconfig
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser, load_settings, typed
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.core.tokenizers import ByteTokenizer
 
 log = get_logger("reap.data")
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclass
+class DataConfig:
+    """The corpus: stdlib code + reference-manual prose, split by a hash of each name."""
+
+    splits: dict[str, float]  # split name -> share of the documents (train / calib / heldout)
+    exclude_dirs: list[str]  # stdlib directories left out (pydoc_data, site-packages always)
+    max_files: int = 0  # stdlib files kept at most (0: all)
+    max_file_bytes: int = 0  # skip files larger than this (0: no cap)
+    max_prose_docs: int = 0  # reference-manual topics kept at most (0: all)
+
+
+@dataclass
+class TrainConfig:
+    """Training the small MoE from scratch (train.py)."""
+
+    seed: int  # the one trained model's seed (calibration seeds are `seeds`)
+    steps: int  # optimiser steps
+    batch_size: int  # windows per step
+    seq_len: int  # tokens per window
+    lr: float  # peak AdamW learning rate (warm-up, then cosine to 10%)
+    warmup: int  # linear warm-up steps
+    weight_decay: float  # AdamW weight decay
+    grad_clip: float  # global gradient-norm clip
+    prose_fraction: float  # share of each batch's windows that are prose
+    load_balancing: str  # per_layer (each layer balanced) | pooled (transformers' helper)
+    threads: int  # torch intra-op threads of the training job
+    log_every: int  # router statistics every this many steps
+    checkpoint_every: int  # resumable checkpoint every this many steps (0: never)
+    probe_windows: int  # windows for the init-vs-trained router statistics
+
+
+@dataclass
+class CalibrationConfig:
+    """The calibration samples every compression method observes (observe.py)."""
+
+    source: str  # stdlib (the calib split) | evol_codealpaca (full: the paper's set)
+    n_samples: int  # calibration sequences
+    seq_len: int  # tokens per sequence
+    batch_size: int  # sequences per forward pass
+    renormalize_router_weights: bool  # REAP's gate values renormalised over the top-k
+    prose_fraction: float  # stdlib: share of the windows that are prose
+    dataset: str = ""  # evol_codealpaca: the hub dataset
+    split: str = "train"  # evol_codealpaca: its split
+    mirror_dir: str = ""  # evol_codealpaca: its folder in the data mirror
+
+
+@dataclass
+class MergeSettings:
+    """One merging method's settings (merge.py)."""
+
+    permute: bool  # weight-match each expert to its group's dominant expert before averaging
+    linkage: str = "average"  # HC-SMoE's clustering linkage
+
+
+@dataclass
+class MergeConfig:
+    """The merging baselines."""
+
+    m_smoe: MergeSettings  # M-SMoE (frequency-dominant experts, router-logit grouping)
+    hc_smoe: MergeSettings  # HC-SMoE (clustering of the experts' mean outputs)
+
+
+@dataclass
+class PrefixConfig:
+    """Generation prompts from held-out stdlib functions (`function_prefixes`)."""
+
+    n: int  # prompts kept (chosen by a hash of file and line)
+    body_lines: int  # body lines after the signature and docstring
+    min_next_line: int  # the true next line has at least this many characters
+    max_prefix_chars: int  # longest prefix kept
+    context_chars: int  # preceding file text before the prefix (cut at a line start)
+
+
+@dataclass
+class EvalConfig:
+    """Discriminative and generative evaluation of a (compressed) model (evaluate.py)."""
+
+    seq_len: int  # tokens per held-out window (and prompt + generation)
+    code_windows: int  # held-out code windows (next-token NLL / accuracy)
+    prose_windows: int  # held-out prose windows
+    batch_size: int  # windows per forward pass
+    prefixes: PrefixConfig  # the generation prompts
+    max_new_tokens: int  # greedy continuation length
+    gen_batch_size: int  # prompts decoded at once
+    gen_score_of: list[str]  # the generative score is the mean of these metrics
+    benchmarks: list[str]  # full: humaneval / mbpp / livecodebench (benchmarks.py)
+    bench_batch_size: int = 16  # benchmark prompts generated at once
+    evalplus: dict[str, Any] = field(default_factory=dict)  # EvalPlus settings (max_new_tokens)
+    livecodebench: dict[str, Any] = field(default_factory=dict)  # lcb_runner's settings
+    keep_models: bool = False  # benchmarks: also save each compressed model in its work dir
+
+
+@dataclass
+class GapConfig:
+    """The merging-vs-pruning gap: the share of merging's damage that pruning avoids."""
+
+    ratio: int  # the compression ratio of the claim
+    pruning: str  # the pruning method of the claim
+    merging: list[str]  # the merging methods averaged into M
+    generative: str  # the generative metric
+    discriminative: str  # the discriminative metric
+
+
+@dataclass
+class ReapConfig:
+    """Every REAP job's settings at one scale (the paper config's merged `defaults`)."""
+
+    seeds: list[int]  # calibration seeds (which calibration samples are drawn)
+    methods: list[str]  # compression methods, in table order
+    ratios: list[int]  # % of each layer's experts removed
+    ean_criterion: str  # EAN's saliency (ean_sum, the paper's baseline, or ean_mean)
+    data: DataConfig  # the corpus
+    model: dict[str, Any]  # the Qwen3-MoE config block (or the hub id at full), as is
+    train: TrainConfig  # training from scratch
+    calibration: CalibrationConfig  # the calibration samples
+    merge: MergeConfig  # the merging baselines
+    eval: EvalConfig  # evaluation
+    gap: GapConfig  # the merging-vs-pruning gap
+    gpus: int = 0  # GPUs per model job (full)
+
+
+def load_config(path: str | Path, scale: str) -> ReapConfig:
+    """The typed settings of one scale; unknown or missing keys fail with their name."""
+    return typed(ReapConfig, load_settings(path, scale), "reap")
 
 # ----------------------------------------------------------------------------- tokenizer
 SPECIALS = ("<pad>", "<bos>", "<eos>")  # ids 256, 257, 258 after the bytes (vocab 259)
@@ -92,13 +220,13 @@ def prose_docs(max_docs: int = 0) -> list[dict[str, str]]:
     return [{"name": f"pydoc_topics/{k}", "kind": "prose", "text": topics[k]} for k in names]
 
 
-def build_docs(data: dict[str, Any]) -> list[dict[str, str]]:
+def build_docs(data: DataConfig) -> list[dict[str, str]]:
     """Every document with its split (train / calib / heldout)."""
     root = stdlib_root()
-    docs = stdlib_docs(root, data["exclude_dirs"], data["max_files"], data["max_file_bytes"])
-    docs += prose_docs(data["max_prose_docs"])
+    docs = stdlib_docs(root, data.exclude_dirs, data.max_files, data.max_file_bytes)
+    docs += prose_docs(data.max_prose_docs)
     for d in docs:
-        d["split"] = split_of(d["name"], data["splits"])
+        d["split"] = split_of(d["name"], data.splits)
     return docs
 
 
@@ -188,7 +316,7 @@ def complete_function(prefix: str, generated: str, indent: int, ended: bool = Fa
     return _strip_indent(text, indent), sum(1 for ln in kept if ln.strip())
 
 
-def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> list[dict[str, Any]]:
+def function_prefixes(docs: Sequence[dict[str, str]], cfg: PrefixConfig) -> list[dict[str, Any]]:
     """Prompts from held-out code: signature + docstring (if any) + the first `body_lines`
     lines of the body, after up to `context_chars` of preceding file text (cut at a line
     start). Kept only if the prefix closes to valid Python and the true next line is
@@ -210,21 +338,21 @@ def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> li
             if not rest:
                 continue
             head_end = body[0].end_lineno if has_doc else rest[0].lineno - 1  # 1-based, incl.
-            end = head_end + int(cfg["body_lines"])
+            end = head_end + int(cfg.body_lines)
             if end >= node.end_lineno:
                 continue
             nxt = lines[end] if end < len(lines) else ""
-            if len(nxt.strip()) < int(cfg["min_next_line"]):
+            if len(nxt.strip()) < int(cfg.min_next_line):
                 continue
             prefix = "".join(lines[node.lineno - 1: end])
-            if len(prefix) > int(cfg["max_prefix_chars"]):
+            if len(prefix) > int(cfg.max_prefix_chars):
                 continue
             indent = node.col_offset
             func = "".join(lines[node.lineno - 1: node.end_lineno])
             if not parses(_strip_indent(prefix, indent)) or not parses(_strip_indent(func, indent)):
                 continue
             before = d["text"][: offsets[node.lineno - 1]]
-            context = before[-int(cfg["context_chars"]):] if cfg["context_chars"] else ""
+            context = before[-int(cfg.context_chars):] if cfg.context_chars else ""
             if len(context) < len(before) and "\n" in context:
                 context = context[context.index("\n") + 1:]  # start at a line boundary
             key = f"{d['name']}:{node.lineno}"
@@ -241,19 +369,19 @@ def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> li
                 "_h": hashlib.sha256(key.encode()).hexdigest(),
             })
     cands.sort(key=lambda c: c["_h"])
-    out = cands[: int(cfg["n"])]
+    out = cands[: int(cfg.n)]
     for c in out:
         del c["_h"]
     return out
 
 
 # ----------------------------------------------------------------------------- full scale
-def fetch_evol_codealpaca(cal: dict[str, Any], mirror: Path) -> list[dict[str, str]]:
+def fetch_evol_codealpaca(cal: CalibrationConfig, mirror: Path) -> list[dict[str, str]]:
     """The paper's calibration set: {instruction, output} rows of evol-codealpaca-v1.
 
     Read from `<mirror>/<mirror_dir>/*.jsonl|*.parquet` when present, else from the hub with
     `datasets` (only ever called at full scale)."""
-    local = mirror / cal["mirror_dir"]
+    local = mirror / cal.mirror_dir
     rows: list[dict[str, str]] = []
     if local.is_dir() and any(local.iterdir()):
         import pandas as pd
@@ -270,10 +398,10 @@ def fetch_evol_codealpaca(cal: dict[str, Any], mirror: Path) -> list[dict[str, s
         except ImportError:
             raise SystemExit("full scale needs `datasets`: pip install -e '.[full]'") from None
         try:
-            ds = load_dataset(cal["dataset"], split=cal["split"])
+            ds = load_dataset(cal.dataset, split=cal.split)
         except Exception as e:  # network, auth, missing dataset: one line that says what to do
             raise SystemExit(
-                f"cannot load {cal['dataset']} ({e.__class__.__name__}): check the network or put "
+                f"cannot load {cal.dataset} ({e.__class__.__name__}): check the network or put "
                 f"its jsonl/parquet files under {local}"
             ) from None
         rows = [dict(r) for r in ds]
@@ -300,19 +428,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
     ap.add_argument("--mirror", default="../shared/data", type=Path)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    docs = build_docs(s["data"])
+    cfg = load_config(a.config, a.scale)
+    docs = build_docs(cfg.data)
     held = [d for d in docs if d["split"] == "heldout" and d["kind"] == "code"]
-    prefixes = function_prefixes(held, s["eval"]["prefixes"])
+    prefixes = function_prefixes(held, cfg.eval.prefixes)
     if not prefixes:
         raise SystemExit("no function prefixes in the held-out code: raise data.max_files")
     counts = {
         f"{k}/{sp}": sum(1 for d in docs if d["kind"] == k and d["split"] == sp)
-        for k in ("code", "prose") for sp in s["data"]["splits"]
+        for k in ("code", "prose") for sp in cfg.data.splits
     }
     chars = {
         f"{k}/{sp}": sum(len(d["text"]) for d in docs if d["kind"] == k and d["split"] == sp)
-        for k in ("code", "prose") for sp in s["data"]["splits"]
+        for k in ("code", "prose") for sp in cfg.data.splits
     }
     source: dict[str, Any] = {
         "code": f"CPython {sys.version.split()[0]} standard library at {stdlib_root()}",
@@ -329,18 +457,18 @@ def main(argv: list[str] | None = None) -> None:
         with open(tmp / "prefixes.jsonl", "w") as f:
             for p in prefixes:
                 f.write(json.dumps(p) + "\n")
-        cal = s["calibration"]
-        if cal["source"] == "evol_codealpaca":
+        cal = cfg.calibration
+        if cal.source == "evol_codealpaca":
             rows = fetch_evol_codealpaca(cal, a.mirror)
             with open(tmp / "calibration.jsonl", "w") as f:
                 for r in rows:
                     f.write(json.dumps(r) + "\n")
-            source["calibration"] = f"{cal['dataset']} ({len(rows)} rows)"
+            source["calibration"] = f"{cal.dataset} ({len(rows)} rows)"
         else:
             (tmp / "calibration.jsonl").write_text("")  # calibration is the stdlib calib split
             source["calibration"] = "stdlib calib split (code) + reference-manual calib topics"
-        if s["model"]["kind"] == "pretrained":
-            source["model_snapshot"] = fetch_hub_model(s["model"])
+        if cfg.model["kind"] == "pretrained":
+            source["model_snapshot"] = fetch_hub_model(cfg.model)
         write_json(tmp / "source.json", source)
     log.info("reap data: %s, %d prefixes", counts, len(prefixes))
 

@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 
 from repro.core.claims import write_ledger
-from repro.core.config import job_parser, load_yaml, resolve_scale
+from repro.core.config import job_parser, load_yaml, resolve_scale, typed
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.reap.data import GapConfig, ReapConfig
 
 PAPER_SETTING = "paper, Qwen3-30B-A3B, code avg (EvalPlus/LiveCodeBench...)"
 LABELS = {"unpruned": "unpruned", "frequency": "frequency", "ean": "EAN", "reap": "REAP",
@@ -50,7 +51,7 @@ def eval_records(evals: list[dict[str, Any]], seeds: list[int]) -> list[dict[str
     return recs
 
 
-def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: list[int],
+def damage_avoided(records: list[dict[str, Any]], gap: GapConfig, ratios: list[int],
                    pruners: list[str] | None = None) -> list[dict[str, Any]]:
     """(P - M) / (U - M) per seed and ratio: the share of merging's damage (U - M) that a
     pruning method P avoids, on the generative and on the discriminative metric (M = mean of
@@ -58,17 +59,17 @@ def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: l
     higher is better, alike). `gap.pruning` first; `pruners` adds the others for the table."""
     val = {(r["method"], r["metric"], r["seed"]): r["value"] for r in records}
     out = []
-    for pruner in dict.fromkeys([gap["pruning"], *(pruners or [])]):
+    for pruner in dict.fromkeys([gap.pruning, *(pruners or [])]):
         seeds = sorted({r["seed"] for r in records if r["method"] == pruner})
         for ratio in ratios:
             for kind in ("generative", "discriminative"):
-                metric = gap[kind]
+                metric = getattr(gap, kind)
                 for s in seeds:
                     try:
                         u = val[("unpruned", metric, s)]
                         p = val[(pruner, f"{metric}@{ratio}", s)]
                         m = float(np.mean([val[(mm, f"{metric}@{ratio}", s)]
-                                           for mm in gap["merging"]]))
+                                           for mm in gap.merging]))
                     except KeyError:
                         continue
                     if u == m:
@@ -233,28 +234,28 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--observations", nargs="+", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
     a = ap.parse_args(argv)
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = typed(ReapConfig, resolve_scale(raw, a.scale), "reap")
     reported = raw["reported"]
     train_log = read_json(a.train_log)
     summaries = [read_json(p) for p in a.observations]
     evals = [read_json(p) for p in a.evals]
-    methods, ratios = s["methods"], s["ratios"]
-    records = eval_records(evals, s["seeds"])
-    records += damage_avoided(records, s["gap"], ratios,
+    methods, ratios = cfg.methods, cfg.ratios
+    records = eval_records(evals, cfg.seeds)
+    records += damage_avoided(records, cfg.gap, ratios,
                               [m for m in methods if m in ("frequency", "ean", "reap")])
 
     tables = a.out / "tables"
     write_table(main_table(evals, records, methods, ratios), tables, "compression",
                 f"Compressed MoE (scale {a.scale}), {PM} over calibration seeds "
-                f"{s['seeds']}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
+                f"{cfg.seeds}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
                 "on stdlib code and reference-manual prose. Generative: greedy continuations of "
                 "held-out function prefixes: parse rate, next-line exact match, agreement with "
                 "the unpruned model (1 - token edit distance), first divergence; gen_score = mean "
-                f"of {s['eval']['gen_score_of']}. Merged models keep every router row (experts "
+                f"of {cfg.eval.gen_score_of}. Merged models keep every router row (experts "
                 "of a group share weights): experts/layer counts distinct experts.")
     write_table(paper_table(records, reported, methods, ratios), tables, "paper_comparison",
-                f"Ours (scale {a.scale}; gen score = mean of {s['eval']['gen_score_of']}, "
+                f"Ours (scale {a.scale}; gen score = mean of {cfg.eval.gen_score_of}, "
                 "held-out NLL = code and prose mean) beside the paper's Qwen3-30B-A3B code "
                 "average at 50% (its 25% numbers are not in our sources). Different models "
                 "and benchmarks: compare orderings, not values.")
@@ -265,9 +266,9 @@ def main(argv: list[str] | None = None) -> None:
                 f"calibration samples ({PM} over seeds).")
     write_table(gap_table(records, ratios), tables, "merging_gap",
                 "Share of merging's damage avoided by pruning, (P - M) / (U - M): U unpruned, "
-                f"P a pruning method (the claim uses {s['gap']['pruning']}), M mean of "
-                f"{s['gap']['merging']}; generative = "
-                f"{s['gap']['generative']}, discriminative = {s['gap']['discriminative']}. "
+                f"P a pruning method (the claim uses {cfg.gap.pruning}), M mean of "
+                f"{cfg.gap.merging}; generative = "
+                f"{cfg.gap.generative}, discriminative = {cfg.gap.discriminative}. "
                 "Larger on the generative side = merging falls further behind there.")
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers (not ours), with their source and setting.")
