@@ -8,6 +8,7 @@ Reads only finished artifacts (theory.json and one JSON per env x agent x seed).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,21 @@ from repro.papers.relval.theory import theory_table
 
 PAPER_SETTING = "Atari, 40M frames, 10 seeds"
 STYLES = {"ppo": dict(color="tab:blue"), "ppo_rv": dict(color="tab:red", lw=2.0)}
+
+
+@dataclass
+class ReportScale:
+    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
+
+    agents: list[str]  # the agents, in table order
+    classic: list[str]  # classic-control envs of this scale
+    atari: list[str]  # Atari games of this scale
+    atari_scores: dict[str, dict[str, float]]  # game -> {random, human} reference scores
+
+    @classmethod
+    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
+        return cls(agents=list(s["agents"]), classic=list(s["classic"]),
+                   atari=list(s["atari"]), atari_scores=dict(s["atari_scores"]))
 
 
 def run_records(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -135,22 +151,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", nargs="+", required=True)
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    settings = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = ReportScale.from_settings(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     theory = read_json(a.theory)
     runs = [read_json(p) for p in a.runs]
     run_recs = [rec for r in runs for rec in run_records(r)]
-    atari_runs = [r for r in runs if r["env"] in settings["atari"]]
-    agg, agg_recs = atari_aggregate(atari_runs, settings["atari_scores"])
+    atari_runs = [r for r in runs if r["env"] in cfg.atari]
+    agg, agg_recs = atari_aggregate(atari_runs, cfg.atari_scores)
     records = theory["records"] + run_recs + agg_recs
 
     tables = a.out / "tables"
     write_table(pd.DataFrame(theory_table(theory)), tables, "theory",
                 f"Exact checks on random finite MDPs (scale {a.scale}; worst case over seeds). "
                 "Controls must fail; findings are reported, not judged.")
-    envs = [*settings["classic"], *settings["atari"]]
-    write_table(returns_table(run_recs, envs, settings["agents"], reported), tables, "returns",
+    envs = [*cfg.classic, *cfg.atari]
+    write_table(returns_table(run_recs, envs, cfg.agents, reported), tables, "returns",
                 f"Final return (scale {a.scale}): {PM} over seeds of each run's mean return "
                 "over its last 10% of finished episodes (Atari: full-game scores, unclipped). "
                 f"The paper's column is its {PAPER_SETTING} setting, not comparable in budget.")
