@@ -43,7 +43,7 @@ from repro.core.rlvr.policy import (
     save_policy,
     token_stats,
 )
-from repro.core.rlvr.tasks import Task, job_parser, load_job
+from repro.core.rlvr.tasks import Task, TaskConfig, job_parser, load_job
 
 log = get_logger("rlvr.train")
 
@@ -246,22 +246,22 @@ def _config_log(cfg: RLConfig, obj: Objective) -> dict[str, Any]:
 
 def main(
     argv: list[str] | None,
-    make_objective: Callable[[str, dict[str, Any]], Objective],
+    make_objective: Callable[[str, TaskConfig], Objective],
     methods: Sequence[str],
     description: str,
 ) -> None:
-    """Train one method and seed; `make_objective(method, task_block)` builds its objective."""
+    """Train one method and seed; `make_objective(method, task_config)` builds its objective."""
     ap = job_parser(description)
     ap.add_argument("--method", required=True)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--base", required=True)
     args = ap.parse_args(argv)
-    settings, cd, task = load_job(args)
-    allowed = [m for m in cd["methods"] if m in methods]
+    _, block, task = load_job(args)
+    allowed = [m for m in block.methods if m in methods]
     if args.method not in allowed:
         raise SystemExit(f"unknown method {args.method!r}: allowed are {', '.join(allowed)}")
-    cfg = RLConfig.from_settings(cd["rl"])
-    obj = make_objective(args.method, cd)
+    cfg = block.rl
+    obj = make_objective(args.method, block)
     device = job_setup(args.scale, args.seed)
     problems = task.read_problems(Path(args.data) / "train.jsonl")
     policy = load_policy(args.base, device)
