@@ -13,8 +13,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from repro.core.config import load_settings, typed
+from repro.core.config import load_settings
 from repro.papers.reap import data as rdata
+from repro.papers.reap import settings as rsettings
 from repro.papers.reap.evaluate import compress, edit_distance, first_divergence
 from repro.papers.reap.merge import (
     average_linkage,
@@ -284,9 +285,9 @@ def test_m_smoe_picks_dominant_experts_globally():
 def test_merged_model_keeps_the_router_and_shares_weights():
     m = _model()
     obs = _observe(m, _ids())
-    cfg = rdata.load_config("config/papers/reap.yaml", "tiny")
+    cfg = rsettings.load("config/papers/reap.yaml", "tiny")
     cfg = replace(cfg, ean_criterion="ean_sum",
-                  merge=replace(cfg.merge, hc_smoe=rdata.MergeSettings(False, "average")))
+                  merge=replace(cfg.merge, hc_smoe=rsettings.MergeSettings(False, "average")))
     info = compress(m, obs, "hc_smoe", 50, cfg)
     assert m.config.num_experts == 8 and info["unique_experts"] == 2 * 4
     for layer, bank in moe_layers(m):
@@ -307,12 +308,12 @@ def test_splits_are_deterministic_by_name():
 
 def test_every_scale_types_its_settings():
     for scale in ("tiny", "small", "full"):
-        cfg = rdata.load_config("config/papers/reap.yaml", scale)
+        cfg = rsettings.load("config/papers/reap.yaml", scale)
         assert cfg.methods and cfg.eval.prefixes.n > 0
     s = load_settings("config/papers/reap.yaml", "tiny")
     del s["calibration"]["seq_len"]
     with pytest.raises(ValueError, match="reap.calibration: missing key seq_len"):
-        typed(rdata.ReapConfig, s, "reap")
+        rsettings.settings_of(s)
 
 
 def test_function_prefixes_and_completion():
@@ -321,7 +322,7 @@ def test_function_prefixes_and_completion():
         "        y = x + 1\n        return os.path.join(y, 'z')\n\n    def g(self):\n"
         "        return 1\n"
     )
-    cfg = rdata.PrefixConfig(n=10, body_lines=1, min_next_line=4, max_prefix_chars=400,
+    cfg = rsettings.PrefixConfig(n=10, body_lines=1, min_next_line=4, max_prefix_chars=400,
                              context_chars=50)
     ps = rdata.function_prefixes([{"name": "m.py", "text": src}], cfg)
     assert [p["name"] for p in ps] == ["f"]
@@ -349,7 +350,7 @@ def test_edit_distance_and_first_divergence():
 def test_training_is_deterministic_for_a_fixed_seed(tmp_path):
     from repro.papers.reap.train import train
 
-    s = rdata.load_config("config/papers/reap.yaml", "tiny")
+    s = rsettings.load("config/papers/reap.yaml", "tiny")
     s.train = replace(s.train, steps=3, log_every=1)
     text = "def f(x):\n    return x + 1\n" * 40
     prose = "The if statement is used for conditional execution. " * 40

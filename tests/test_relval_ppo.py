@@ -14,6 +14,7 @@ from repro.core.config import typed
 from repro.papers.relval import ppo
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import ale_game_name, make_env
+from repro.papers.relval.settings import RV_TERMINALS, PPOConfig, load
 
 GAMMA, LAM = 0.9, 0.8
 torch.set_num_threads(1)  # tiny nets: extra threads only contend on a shared machine
@@ -175,18 +176,15 @@ SMALL = dict(n_envs=4, n_steps=128, lr=2.5e-4, anneal_lr=True, gamma=0.99, gae_l
                      offsets=True))
 
 
-def _cfg(**kw) -> ppo.PPOConfig:
-    return typed(ppo.PPOConfig, {**SMALL, **kw})
+def _cfg(**kw) -> PPOConfig:
+    return typed(PPOConfig, {**SMALL, **kw})
 
 
 def test_every_scale_types_every_env_and_bad_settings_fail():
-    from repro.core.config import load_settings
-    from repro.papers.relval.train import allowed_envs, run_config
-
     for scale in ("tiny", "small", "full"):
-        s = load_settings("config/papers/relval.yaml", scale)
-        for env in allowed_envs(s):
-            assert run_config(s, env).rv.terminal in ppo.RV_TERMINALS
+        s = load("config/papers/relval.yaml", scale)
+        for env in s.allowed_envs():
+            assert s.run_config(env).rv.terminal in RV_TERMINALS
     with pytest.raises(ValueError, match="rv.terminal"):
         _cfg(total_steps=1, rv={"terminal": "nowhere"})
     with pytest.raises(ValueError, match="unknown key"):

@@ -33,7 +33,7 @@ import torch
 from repro.core.progress import get_logger
 
 if TYPE_CHECKING:
-    from repro.papers.reap.data import EvalConfig
+    from repro.papers.reap.settings import EvalConfig
 
 log = get_logger("reap.benchmarks")
 

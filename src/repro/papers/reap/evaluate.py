@@ -39,18 +39,11 @@ from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
 from repro.papers.reap.benchmarks import file_digest, run_benchmarks
-from repro.papers.reap.data import (
-    ReapConfig,
-    complete_function,
-    even_windows,
-    load_config,
-    parses,
-    read_docs,
-    stream,
-)
+from repro.papers.reap.data import complete_function, even_windows, parses, read_docs, stream
 from repro.papers.reap.merge import merge
 from repro.papers.reap.model import count_params, job_device, load_model, model_device
 from repro.papers.reap.prune import prune
+from repro.papers.reap.settings import Settings, load
 
 log = get_logger("reap.evaluate")
 
@@ -61,7 +54,7 @@ METHODS = ("unpruned", *PRUNING, *MERGING)
 
 # ----------------------------------------------------------------------------- compression
 def compress(model: torch.nn.Module, obs: dict[int, dict[str, Any]], method: str, ratio: int,
-             cfg: ReapConfig) -> dict[str, Any]:
+             cfg: Settings) -> dict[str, Any]:
     """Prune or merge in place; returns what was done (kept experts or groups per layer)."""
     if method in PRUNING:
         plan = prune(model, obs, method, ratio, cfg.ean_criterion)
@@ -174,7 +167,7 @@ def generation_metrics(prefixes: list[dict[str, Any]], gens: list[list[int]], to
 
 
 # ----------------------------------------------------------------------------- CLI
-def evaluate(cfg: ReapConfig, method: str, ratio: int, seed: int, model_dir: Path, data: Path,
+def evaluate(cfg: Settings, method: str, ratio: int, seed: int, model_dir: Path, data: Path,
              obs_path: Path | None, ref_path: Path | None, out: Path, scale: str) -> dict[str, Any]:
     """Compress the trained model with `method` at `ratio` (calibration seed `seed`) and
     measure it; the result JSON of one evaluation."""
@@ -235,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--obs", type=Path, default=None)
     ap.add_argument("--reference", type=Path, default=None)
     a = ap.parse_args(argv)
-    cfg = load_config(a.config, a.scale)
+    cfg = load(a.config, a.scale)
     if a.method != "unpruned" and a.ratio not in cfg.ratios:
         raise SystemExit(f"--ratio {a.ratio} is not one of the configured ratios {cfg.ratios}")
     res = evaluate(cfg, a.method, a.ratio, a.seed, a.model, a.data, a.obs, a.reference, a.out,

@@ -31,7 +31,7 @@ from repro.papers.reap.model import ExpertBank, moe_layers
 from repro.papers.reap.prune import n_removed
 
 if TYPE_CHECKING:
-    from repro.papers.reap.data import MergeSettings
+    from repro.papers.reap.settings import MergeSettings
 
 FP32_EPS = torch.finfo(torch.float32).eps
 

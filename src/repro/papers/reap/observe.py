@@ -40,8 +40,9 @@ from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
-from repro.papers.reap.data import CalibrationConfig, load_config, random_windows, read_docs, stream
+from repro.papers.reap.data import random_windows, read_docs, stream
 from repro.papers.reap.model import ExpertBank, job_device, load_model, model_device, moe_layers
+from repro.papers.reap.settings import CalibrationConfig, load
 
 log = get_logger("reap.observe")
 
@@ -253,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--summary", required=True, type=Path)
     a = ap.parse_args(argv)
-    cal = load_config(a.config, a.scale).calibration
+    cal = load(a.config, a.scale).calibration
     device = job_device(a.scale)
     seed_everything(a.seed)
     model, tok, meta = load_model(a.model, device)

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from repro.core.claims import write_ledger
-from repro.core.config import job_parser, load_yaml, resolve_scale, typed
+from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
-from repro.papers.reap.data import GapConfig, ReapConfig
+from repro.papers.reap.settings import GapConfig, settings_of
 
 PAPER_SETTING = "paper, Qwen3-30B-A3B, code avg (EvalPlus/LiveCodeBench...)"
 LABELS = {"unpruned": "unpruned", "frequency": "frequency", "ean": "EAN", "reap": "REAP",
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--evals", nargs="+", required=True)
     a = ap.parse_args(argv)
     raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
-    cfg = typed(ReapConfig, resolve_scale(raw, a.scale), "reap")
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     train_log = read_json(a.train_log)
     summaries = [read_json(p) for p in a.observations]

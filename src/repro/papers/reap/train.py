@@ -39,16 +39,9 @@ from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
-from repro.papers.reap.data import (
-    ReapConfig,
-    TrainConfig,
-    load_config,
-    random_windows,
-    read_docs,
-    stream,
-    tokenizer,
-)
+from repro.papers.reap.data import random_windows, read_docs, stream, tokenizer
 from repro.papers.reap.model import count_params, new_model, save_model
+from repro.papers.reap.settings import Settings, TrainConfig, load
 
 log = get_logger("reap.train")
 
@@ -117,7 +110,7 @@ def _resume_dir(out: Path) -> Path:
     return out.parent / f".{out.name}.resume"
 
 
-def train(cfg: ReapConfig, data: Path, out: Path) -> None:
+def train(cfg: Settings, data: Path, out: Path) -> None:
     """Train the MoE of `cfg.model` with `cfg.train`; writes the model and train_log.json."""
     t, m = cfg.train, cfg.model
     torch.set_num_threads(int(t.threads))
@@ -195,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
     ap.add_argument("--data", required=True, type=Path)
     a = ap.parse_args(argv)
-    cfg = load_config(a.config, a.scale)
+    cfg = load(a.config, a.scale)
     m = cfg.model
     if m["kind"] == "pretrained":  # full: the released checkpoint, not trained here
         with atomic_path(a.out) as tmp:

@@ -48,7 +48,7 @@ import copy
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -57,56 +57,7 @@ from torch import nn
 
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import is_atari, make_env
-
-RV_TERMINALS = ("state", "vhat", "case_split")
-
-
-@dataclass
-class RVConfig:
-    """The relative critic of ppo_rv (the `rv:` block, per-env overrides merged in)."""
-
-    loss_coef: float = 1.25  # weight of the pairwise critic loss
-    clip: float = 0.15  # clip of the pairwise critic's change (as PPO's value clip)
-    n_step: int | list[int] = 5  # n of the pairwise n-step targets, or [start, end] annealed
-    same_episode_prob: float = 0.33  # P(a pair's partner comes from the same segment)
-    offsets: bool = True  # trajectory-ranking offsets of the anchors (terminal vhat only)
-    head: str = "pair"  # antisymmetric critic: pair g(e_i,e_j) - g(e_j,e_i) | diff w.(e_i-e_j)
-    terminal: str = "state"  # Delta at a terminal: state | vhat | case_split (module doc)
-
-    def __post_init__(self) -> None:
-        if self.terminal not in RV_TERMINALS:
-            raise ValueError(f"rv.terminal: {self.terminal!r} is not one of "
-                             f"{', '.join(RV_TERMINALS)}")
-
-
-@dataclass
-class PPOConfig:
-    """One run's learner settings: `ppo` with the env's overrides (`envs.<env>`), plus `rv`."""
-
-    total_steps: int  # environment steps (agent steps x envs)
-    n_envs: int  # parallel envs
-    n_steps: int  # rollout length per env
-    lr: float  # Adam learning rate
-    anneal_lr: bool  # linear decay of lr to 0 over training
-    gamma: float  # discount
-    gae_lambda: float  # GAE / R-GAE lambda
-    n_minibatches: int  # minibatches per epoch
-    update_epochs: int  # epochs per rollout
-    clip_coef: float  # PPO ratio (and value) clip
-    ent_coef: float  # entropy bonus
-    vf_coef: float  # value-loss weight (ppo)
-    max_grad_norm: float  # global gradient-norm clip
-    norm_adv: bool  # normalise advantages per minibatch
-    clip_vloss: bool  # clipped value loss (ppo)
-    rv: RVConfig = field(default_factory=RVConfig)  # the relative critic (ppo_rv)
-    atari_threads: int | None = None  # ALE threads (unset: 1)
-    repeat_action_probability: float | None = None  # ALE sticky actions (unset: 0)
-    max_frames_per_episode: int | None = None  # ALE frame cap per episode (unset: 108,000)
-
-    def given(self) -> dict[str, Any]:
-        """The settings as configured (unset ALE settings left out), for the run's record."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
+from repro.papers.relval.settings import PPOConfig, RVConfig
 
 # --------------------------------------------------------------------------------------------
 # Rollouts

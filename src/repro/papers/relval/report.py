@@ -8,7 +8,6 @@ Reads only finished artifacts (theory.json and one JSON per env x agent x seed).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,25 +19,11 @@ from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.relval.settings import settings_of
 from repro.papers.relval.theory import theory_table
 
 PAPER_SETTING = "Atari, 40M frames, 10 seeds"
 STYLES = {"ppo": dict(color="tab:blue"), "ppo_rv": dict(color="tab:red", lw=2.0)}
-
-
-@dataclass
-class ReportScale:
-    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
-
-    agents: list[str]  # the agents, in table order
-    classic: list[str]  # classic-control envs of this scale
-    atari: list[str]  # Atari games of this scale
-    atari_scores: dict[str, dict[str, float]]  # game -> {random, human} reference scores
-
-    @classmethod
-    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
-        return cls(agents=list(s["agents"]), classic=list(s["classic"]),
-                   atari=list(s["atari"]), atari_scores=dict(s["atari_scores"]))
 
 
 def run_records(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -152,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
 
     raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
-    cfg = ReportScale.from_settings(resolve_scale(raw, a.scale))
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     theory = read_json(a.theory)
     runs = [read_json(p) for p in a.runs]
