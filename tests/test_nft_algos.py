@@ -96,8 +96,22 @@ def test_dapo_branch_is_the_ppo_clipped_surrogate():
 
 def _block():
     from repro.core.config import load_settings
+    from repro.core.rlvr.tasks import TaskConfig
 
-    return load_settings("config/papers/nft.yaml", "small")["countdown"]
+    return TaskConfig.from_settings(
+        load_settings("config/papers/nft.yaml", "small")["countdown"], "countdown"
+    )
+
+
+def test_every_scale_types_its_task_blocks():
+    from repro.core.config import load_settings
+    from repro.core.rlvr.tasks import TaskConfig
+
+    for scale in ("tiny", "small", "full"):
+        s = load_settings("config/papers/nft.yaml", scale)
+        for name in ("countdown", "math"):
+            cfg = TaskConfig.from_settings(s[name], name)
+            assert set(cfg.methods) <= set(cfg.method_settings)
 
 
 def test_methods_are_the_official_switches():
@@ -109,9 +123,9 @@ def test_methods_are_the_official_switches():
     grpo, dr = make_objective("grpo", block), make_objective("dr_grpo", block)
     assert isinstance(grpo, PPOObjective) and grpo.advantage == "grpo" and grpo.agg_norm == 0
     assert not grpo.dynamic_sampling and grpo.clip_eps_high == 0.2
-    assert dr.advantage == "centred" and dr.agg_norm == block["rl"]["max_new_tokens"]
+    assert dr.advantage == "centred" and dr.agg_norm == block.rl.max_new_tokens
     assert nft.agg_norm == dr.agg_norm  # the same aggregation constant: Dr.GRPO = NFT(norm 1)
-    assert method_settings("nft", block)["lr"] == block["rl"]["lr"]  # shared schedule
+    assert method_settings("nft", block)["lr"] == block.rl.lr  # shared schedule
 
 
 def test_bad_methods_and_settings_fail_clearly():
@@ -200,7 +214,7 @@ def test_full_math_data_reads_the_authors_files_from_a_mirror(tmp_path):
     when present (else their URLs); held-out problems never leak into training."""
     import pandas as pd
 
-    from repro.core.config import load_settings
+    from repro.core.config import load_settings, typed
     from repro.core.rlvr import math_task as mt
 
     data = load_settings("config/papers/nft.yaml", "full")["math"]["data"]
@@ -216,11 +230,13 @@ def test_full_math_data_reads_the_authors_files_from_a_mirror(tmp_path):
     for name, f in data["benchmarks"].items():
         frame([f"{name} q{i}" for i in range(3)]).to_parquet(d / f)
     frame(["train q0", "train q1", "aime24 q0"]).to_parquet(d / data["train"]["file"])
-    train, test, src = mt.fetch(data, tmp_path)
+    train, test, src = mt.fetch(typed(mt.MathData, data), tmp_path)
     assert [p.question for p in train] == ["train q0", "train q1"]  # aime24 q0 is held out
     assert len(test) == 3 * len(data["benchmarks"])
     assert {p.source for p in test} == set(data["test"])
     assert src["train"].startswith("mirror:") and src["train"].endswith(data["train"]["file"])
-    bad = {**data, "train": {"source": "nowhere"}}
+    bad = typed(mt.MathData, {**data, "train": {"source": "nowhere"}})
     with pytest.raises(SystemExit, match="deepscaler, benchmark, file"):
         mt.fetch(bad, tmp_path)
+    with pytest.raises(ValueError, match="math.data: unknown key"):
+        typed(mt.MathData, {**data, "benchmark_files": {}}, "math.data")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ import torch.nn.functional as F
 
 from repro.core.config import load_settings
 from repro.papers.reap import data as rdata
+from repro.papers.reap import settings as rsettings
 from repro.papers.reap.evaluate import compress, edit_distance, first_divergence
 from repro.papers.reap.merge import (
     average_linkage,
@@ -29,7 +31,7 @@ from repro.papers.reap.prune import apply_prune, experts_to_keep, prune
 TINY = {"kind": "scratch", "hidden_size": 32, "num_layers": 2, "num_heads": 2,
         "num_kv_heads": 1, "num_experts": 8, "top_k": 2, "moe_intermediate_size": 16,
         "norm_topk_prob": True, "router_aux_loss_coef": 0.01, "max_positions": 64}
-TOK = rdata.ByteTokenizer()
+TOK = rdata.tokenizer()
 
 
 def _model(seed: int = 0, **over) -> torch.nn.Module:
@@ -283,9 +285,10 @@ def test_m_smoe_picks_dominant_experts_globally():
 def test_merged_model_keeps_the_router_and_shares_weights():
     m = _model()
     obs = _observe(m, _ids())
-    info = compress(m, obs, "hc_smoe", 50,
-                    {"merge": {"hc_smoe": {"linkage": "average", "permute": False}},
-                     "ean_criterion": "ean_sum"})
+    cfg = rsettings.load("config/papers/reap.yaml", "tiny")
+    cfg = replace(cfg, ean_criterion="ean_sum",
+                  merge=replace(cfg.merge, hc_smoe=rsettings.MergeSettings(False, "average")))
+    info = compress(m, obs, "hc_smoe", 50, cfg)
     assert m.config.num_experts == 8 and info["unique_experts"] == 2 * 4
     for layer, bank in moe_layers(m):
         labels = info["groups"][str(layer)]
@@ -303,14 +306,24 @@ def test_splits_are_deterministic_by_name():
     assert 0.7 < a.count("train") / 400 < 0.9 and a.count("calib") and a.count("heldout")
 
 
+def test_every_scale_types_its_settings():
+    for scale in ("tiny", "small", "full"):
+        cfg = rsettings.load("config/papers/reap.yaml", scale)
+        assert cfg.methods and cfg.eval.prefixes.n > 0
+    s = load_settings("config/papers/reap.yaml", "tiny")
+    del s["calibration"]["seq_len"]
+    with pytest.raises(ValueError, match="reap.calibration: missing key seq_len"):
+        rsettings.settings_of(s)
+
+
 def test_function_prefixes_and_completion():
     src = (
         "import os\n\n\nclass A:\n    def f(self, x):\n        \"\"\"Doc.\"\"\"\n"
         "        y = x + 1\n        return os.path.join(y, 'z')\n\n    def g(self):\n"
         "        return 1\n"
     )
-    cfg = {"n": 10, "body_lines": 1, "min_next_line": 4, "max_prefix_chars": 400,
-           "context_chars": 50}
+    cfg = rsettings.PrefixConfig(n=10, body_lines=1, min_next_line=4, max_prefix_chars=400,
+                             context_chars=50)
     ps = rdata.function_prefixes([{"name": "m.py", "text": src}], cfg)
     assert [p["name"] for p in ps] == ["f"]
     p = ps[0]
@@ -337,8 +350,8 @@ def test_edit_distance_and_first_divergence():
 def test_training_is_deterministic_for_a_fixed_seed(tmp_path):
     from repro.papers.reap.train import train
 
-    s = load_settings("config/papers/reap.yaml", "tiny")
-    s["train"].update(steps=3, log_every=1)
+    s = rsettings.load("config/papers/reap.yaml", "tiny")
+    s.train = replace(s.train, steps=3, log_every=1)
     text = "def f(x):\n    return x + 1\n" * 40
     prose = "The if statement is used for conditional execution. " * 40
     with open(tmp_path / "docs.jsonl", "w") as f:
@@ -355,4 +368,4 @@ def test_training_is_deterministic_for_a_fixed_seed(tmp_path):
         assert torch.equal(outs[0][k], outs[1][k]), k
     log = json.loads((tmp_path / "a/train_log.json").read_text())
     assert len(log["steps"]) == 3 and "router_entropy" in log["router_trained"]
-    assert ExpertBank(next(moe_layers(m))[1].block).num_experts == s["model"]["num_experts"]
+    assert ExpertBank(next(moe_layers(m))[1].block).num_experts == s.model["num_experts"]

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 import torch
 
+from repro.core.config import typed
 from repro.papers.relval import ppo
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import ale_game_name, make_env
+from repro.papers.relval.settings import RV_TERMINALS, PPOConfig, load
 
 GAMMA, LAM = 0.9, 0.8
 torch.set_num_threads(1)  # tiny nets: extra threads only contend on a shared machine
@@ -174,18 +176,33 @@ SMALL = dict(n_envs=4, n_steps=128, lr=2.5e-4, anneal_lr=True, gamma=0.99, gae_l
                      offsets=True))
 
 
+def _cfg(**kw) -> PPOConfig:
+    return typed(PPOConfig, {**SMALL, **kw})
+
+
+def test_every_scale_types_every_env_and_bad_settings_fail():
+    for scale in ("tiny", "small", "full"):
+        s = load("config/papers/relval.yaml", scale)
+        for env in s.allowed_envs():
+            assert s.run_config(env).rv.terminal in RV_TERMINALS
+    with pytest.raises(ValueError, match="rv.terminal"):
+        _cfg(total_steps=1, rv={"terminal": "nowhere"})
+    with pytest.raises(ValueError, match="unknown key"):
+        _cfg(total_steps=1, n_epochs=3)
+
+
 @pytest.mark.parametrize("agent", ["ppo", "ppo_rv"])
 def test_short_cartpole_runs_and_seeding(agent):
-    s = {**SMALL, "total_steps": 2048}
+    s = _cfg(total_steps=2048)
     a = ppo.train(s, "CartPole-v1", agent, 3, log=lambda m: None)
     b = ppo.train(s, "CartPole-v1", agent, 3, log=lambda m: None)
     assert a["curve"] == b["curve"] and a["episodes"] == b["episodes"]
-    s = {**SMALL, "total_steps": 8192}
+    s = _cfg(total_steps=8192)
     r = ppo.train(s, "CartPole-v1", agent, 0, log=lambda m: None)
     assert len(r["curve"]) == 16 and all(math.isfinite(v) for _, v in r["curve"])
     assert math.isfinite(r["final_return"]) and r["sps"] > 0
 
 
 def test_ppo_learns_cartpole():
-    r = ppo.train({**SMALL, "total_steps": 25_000}, "CartPole-v1", "ppo", 0, log=lambda m: None)
+    r = ppo.train(_cfg(total_steps=25_000), "CartPole-v1", "ppo", 0, log=lambda m: None)
     assert r["final_return"] > 60  # random policy: ~22

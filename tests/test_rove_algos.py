@@ -7,8 +7,16 @@ import math
 import pytest
 import torch
 
-from repro.core.rlvr.objectives import grpo_advantages, grpo_loss, kl_k3, masked_mean
+from repro.core.config import load_settings
+from repro.core.rlvr.objectives import (
+    RLConfig,
+    grpo_advantages,
+    grpo_loss,
+    kl_k3,
+    masked_mean,
+)
 from repro.core.rlvr.policy import build_policy, pack, sample, token_stats
+from repro.core.rlvr.tasks import TaskConfig
 from repro.papers.rove.algos import make_objective, rover_loss, rover_rewards
 
 TINY_MODEL = {
@@ -19,6 +27,28 @@ TINY_MODEL = {
     "num_heads": 2,
     "max_positions": 32,
 }
+
+
+def _task(rl: dict) -> TaskConfig:
+    """rove's tiny Countdown block with these `rl:` settings."""
+    block = load_settings("config/papers/rove.yaml", "tiny")["countdown"]
+    task = TaskConfig.from_settings(block, "countdown")
+    task.rl = RLConfig.from_settings(rl)
+    return task
+
+
+def test_every_scale_types_its_task_blocks():
+    for scale in ("tiny", "small", "full"):
+        for name in ("countdown", "math"):
+            cfg = TaskConfig.from_settings(load_settings("config/papers/rove.yaml", scale)[name],
+                                           name)
+            assert cfg.methods and cfg.eval.n_samples > 0
+    with pytest.raises(ValueError, match="countdown.sft: unknown key"):
+        TaskConfig.from_settings({**block_of("tiny"), "sft": {"stepz": 1}}, "countdown")
+
+
+def block_of(scale: str) -> dict:
+    return load_settings("config/papers/rove.yaml", scale)["countdown"]
 
 
 def _tiny_batch(seed: int = 0):
@@ -123,7 +153,7 @@ def test_clip_higher_is_asymmetric():
     # the lower side is unchanged: ratio 0.75 with A < 0 is clipped in both
     assert _grad_of_grpo(0.75, -1.0, 0.2, 0.2) == 0.0
     assert _grad_of_grpo(0.75, -1.0, 0.2, 0.28) == 0.0
-    rl = {"rl": {"clip_eps": 0.2, "clip_eps_high": 0.28, "kl_beta": 0.01}}
+    rl = _task({"clip_eps": 0.2, "clip_eps_high": 0.28, "kl_beta": 0.01})
     obj = make_objective("grpo_clip_higher", rl)
     assert (obj.clip_eps, obj.clip_eps_high) == (0.2, 0.28)
     assert make_objective("grpo", rl).clip_eps_high == 0.2
@@ -134,7 +164,7 @@ def test_kl_k3_nonnegative_and_zero_at_equality():
     a, b = torch.randn(1000), torch.randn(1000)
     assert torch.all(kl_k3(a, b) >= 0)
     assert torch.all(kl_k3(a, a) == 0)
-    rl = {"rl": {"kl_beta": 0.01}}
+    rl = _task({"kl_beta": 0.01})
     assert make_objective("grpo_kl", rl).kl_beta == 0.01 and make_objective("grpo", rl).kl_beta == 0
     assert make_objective("grpo_kl", rl).needs_ref and not make_objective("grpo", rl).needs_ref
 
@@ -166,7 +196,7 @@ def test_group_rewards():
 
 def test_unknown_method_is_rejected_with_allowed_names():
     with pytest.raises(SystemExit, match="grpo, grpo_kl, grpo_clip_higher, rover"):
-        make_objective("ppo", {"rl": {}})
+        make_objective("ppo", _task({}))
 
 
 def test_sampling_is_seeded_and_stops_at_eos():

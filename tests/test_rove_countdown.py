@@ -26,7 +26,7 @@ from repro.core.rlvr.countdown import (
     score,
     solutions,
 )
-from repro.core.rlvr.policy import CharTokenizer
+from repro.core.tokenizers import CharTokenizer
 from repro.papers.rove import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,13 +153,14 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
     )
     hub = pd.DataFrame({"nums": [[3, 2, 1], [7, 8, 9], [1, 1, 1]], "target": [6, 24, 3]})
     monkeypatch.setattr(data_mod, "_hub_rows", lambda cfg: hub)
-    cfg = {
-        "hub_dataset": "x/y",
-        "hub_train_size": 3,
-        "n_test": 2,
-        "test_file": "countdown/test.parquet",
-        "test_url": "http://invalid",
-    }
+    cfg = data_mod.CountdownData(
+        source="hub",
+        hub_dataset="x/y",
+        hub_train_size=3,
+        n_test=2,
+        test_file="countdown/test.parquet",
+        test_url="http://invalid",
+    )
     train_, test, src = data_mod._hub(cfg, mirror)
     assert [p.target for p in test] == [6, 15] and src["test"].startswith("mirror:")
     assert [p.nums for p in train_] == [(7, 8, 9), (1, 1, 1)]  # (3,2,1)->6 is a test problem

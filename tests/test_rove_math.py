@@ -10,8 +10,7 @@ import pytest
 
 from repro.core.rlvr import evaluate, sft
 from repro.core.rlvr import math_task as mt
-from repro.core.rlvr.policy import ByteTokenizer
-from repro.core.rlvr.tasks import get_task
+from repro.core.tokenizers import ByteTokenizer
 from repro.papers.rove import train
 
 REPO = Path(__file__).resolve().parents[1]
@@ -65,7 +64,7 @@ def test_equivalent_forms_and_answer_extraction():
 
 
 def test_prompt_styles():
-    task = get_task("math", {"prompt": "plain", "max_prompt_chars": 10})
+    task = mt.MathTask("plain", max_prompt_chars=10)
     p = mt.MathProblem("What is 1+1? " + mt.INSTRUCTION, "2")
     tok = ByteTokenizer()
     assert task.prompt_text(tok, p) == mt.INSTRUCTION[-10:] + "\nAnswer: "
@@ -73,6 +72,25 @@ def test_prompt_styles():
     assert tok.decode(tok.encode("π ≈ \\frac{22}{7}") + [tok.eos_id, 5]) == "π ≈ \\frac{22}{7}"
     rng = np.random.default_rng(0)
     assert task.warmup_answer(p, rng, 1.0) == "\\boxed{2}"
+
+
+def test_byte_tokenizer_layouts_and_checkpoint_files(tmp_path):
+    """rlvr's layout (pad/eos first, byte b -> b + 2) and REAP's (bytes first, then
+    pad/bos/eos) from one class; a checkpoint's byte_tokenizer.json, old or new, loads back."""
+    rl, reap = ByteTokenizer(), ByteTokenizer(("<pad>", "<bos>", "<eos>"), specials_first=False)
+    assert (rl.pad_id, rl.eos_id, rl.bos_id, rl.vocab_size) == (0, 1, None, 258)
+    assert (reap.pad_id, reap.bos_id, reap.eos_id, reap.vocab_size) == (256, 257, 258, 259)
+    assert rl.encode("A") == [67] and reap.encode("A") == [65]
+    for tok in (rl, reap):
+        ids = [tok.pad_id, *tok.encode("é1"), tok.eos_id, *tok.encode("x")]
+        assert tok.decode(ids) == "é1"
+        tok.save(tmp_path)
+        back = ByteTokenizer.load(tmp_path)
+        assert (back.pad_id, back.eos_id, back.vocab_size) == (tok.pad_id, tok.eos_id,
+                                                               tok.vocab_size)
+    old = '{"kind": "byte", "specials": ["<pad>", "<eos>"]}'
+    (tmp_path / "byte_tokenizer.json").write_text(old)
+    assert ByteTokenizer.load(tmp_path).encode("A") == [67]  # files written before this class
 
 
 def test_fallback_checker_without_math_verify(monkeypatch):

@@ -3,7 +3,7 @@
 A problem is a list of numbers and a target; an answer is an arithmetic expression that uses
 every number exactly once (+ - * / and parentheses) and evaluates to the target.
 
-The reward follows the official ROVER/TinyZero Countdown scorer in spirit (1 for a correct
+The reward follows the official TinyZero Countdown scorer in spirit (1 for a correct
 equation, `format_score` = 0.1 for an extracted but wrong equation, 0 when no equation can be
 extracted); our verifier evaluates with exact fractions instead of float `eval`, and "correct"
 (used for accuracy and pass@k) is always the strict 0/1 check.
@@ -11,7 +11,7 @@ extracted); our verifier evaluates with exact fractions instead of float `eval`,
 Two prompt styles share this module:
 - `char`: a short prompt for a character-level model trained from scratch, "3 5 7=22:", whose
   answer is the bare equation followed by EOS;
-- `tinyzero`: the R1-style prompt of TinyZero/ROVER for pretrained models, whose answer is
+- `tinyzero`: the R1-style prompt of TinyZero for pretrained models, whose answer is
   inside <answer> </answer> tags.
 """
 
@@ -254,20 +254,6 @@ def all_equations(nums: tuple[int, ...]) -> tuple[str, ...]:
             for ops in itertools.product(OPS, repeat=_n_internal(shape)):
                 out.add(_render(_fill(shape, iter(ops)))[0])
     return tuple(sorted(out))
-
-
-@lru_cache(maxsize=4096)
-def reachable_targets(nums: tuple[int, ...]) -> dict[int, int]:
-    """Integer value -> number of distinct canonical equations reaching it."""
-    seen: dict[int, set[str]] = {}
-    for eq in all_equations(nums):
-        try:
-            v = _value(_parse(eq))
-        except ZeroDivisionError:
-            continue
-        if v.denominator == 1:
-            seen.setdefault(int(v), set()).add(canonical(eq) or eq)
-    return {k: len(v) for k, v in seen.items()}
 
 
 def solutions(p: Problem) -> tuple[str, ...]:

@@ -1,12 +1,12 @@
 """Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
 
-    python -m repro.core.rlvr.data --config config/papers/rove.yaml --scale small \
-        --mirror ../shared/data --out data/rove/small
+    python -m repro.core.rlvr.data --config config/papers/<paper>.yaml --scale small \
+        --mirror ../shared/data --out data/<paper>/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
   on the HF hub (TinyZero's split), or of `<mirror>/countdown/train.parquet` when present;
-  test = ROVER's 1,024-problem test set, read from the mirror (`<mirror>/countdown/test.parquet`),
-  else downloaded from the ROVER repo, else rebuilt as TinyZero's test slice of the hub dataset.
+  test = the paper's fixed test set, read from the mirror (`<mirror>/<test_file>`), else
+  downloaded from `test_url`, else rebuilt as TinyZero's test slice of the hub dataset.
   Test problems are removed from train by key.
 - `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
@@ -17,16 +17,36 @@ from __future__ import annotations
 import io
 import json
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser, load_settings, typed
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.rlvr.countdown import Problem, generate_problems
 from repro.core.seeding import seed_everything
 
 log = get_logger("rlvr.data")
+
+
+@dataclass
+class CountdownData:
+    """The `countdown.data` block: where the problems come from and how many."""
+
+    source: str  # generator (seeded, tiny/small) | hub (the hub dataset + a fixed test set)
+    n_test: int  # test problems (hub: the size of the fallback test slice)
+    n_numbers: tuple[int, int] = (3, 3)  # generator: numbers per problem (min, max)
+    max_number: int = 9  # generator: numbers drawn from 1..max_number
+    min_target: int = 1  # generator: targets kept in [min_target, max_target]
+    max_target: int = 30
+    n_train: int = 0  # generator: train problems
+    hub_dataset: str = ""  # hub: the HF dataset of train problems
+    hub_revision: str | None = None  # hub: its revision (None: the default branch)
+    hub_train_size: int = 0  # hub: train = the first this many rows (minus test problems)
+    test_file: str = ""  # hub: the test set's parquet, relative to the data mirror
+    test_url: str = ""  # hub: where to download the test set when the mirror lacks it
+    train_file: str = "countdown/train.parquet"  # hub: an offline copy of the rows (mirror)
 
 
 def _jsonl(problems: list[Problem]) -> str:
@@ -41,21 +61,21 @@ def _frame_to_problems(df: Any) -> list[Problem]:
 
 
 def _generated(
-    cfg: dict[str, Any], seed: int
+    cfg: CountdownData, seed: int
 ) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
     rng = seed_everything(seed)
     kw = {
-        "n_numbers": tuple(cfg["n_numbers"]),
-        "max_number": cfg["max_number"],
-        "min_target": cfg["min_target"],
-        "max_target": cfg["max_target"],
+        "n_numbers": tuple(cfg.n_numbers),
+        "max_number": cfg.max_number,
+        "min_target": cfg.min_target,
+        "max_target": cfg.max_target,
     }
     # one pool of distinct problems, split at random: drawing the test set first would make it
     # easier than train (the first draws favour targets that many equations reach)
-    pool = generate_problems(cfg["n_train"] + cfg["n_test"], rng, **kw)
+    pool = generate_problems(cfg.n_train + cfg.n_test, rng, **kw)
     order = rng.permutation(len(pool))
-    test = [pool[int(i)] for i in order[: cfg["n_test"]]]
-    train = [pool[int(i)] for i in order[cfg["n_test"] :]]
+    test = [pool[int(i)] for i in order[: cfg.n_test]]
+    train = [pool[int(i)] for i in order[cfg.n_test :]]
     src = {
         "source": "generator",
         "seed": seed,
@@ -64,10 +84,10 @@ def _generated(
     return train, test, src
 
 
-def _hub_rows(cfg: dict[str, Any]) -> Any:
+def _hub_rows(cfg: CountdownData) -> Any:
     """The hub dataset's train split as a pandas frame: via `datasets` when installed, else the
     split's parquet files via `huggingface_hub` (both imported lazily: full scale only)."""
-    name, rev = cfg["hub_dataset"], cfg.get("hub_revision")
+    name, rev = cfg.hub_dataset, cfg.hub_revision
     try:
         try:
             from datasets import load_dataset
@@ -102,27 +122,27 @@ def _hub_parquet(name: str, rev: str | None) -> Any:
     return pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
 
 
-def _hub(cfg: dict[str, Any], mirror: Path) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
+def _hub(cfg: CountdownData, mirror: Path) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
     import pandas as pd
 
-    n_train = cfg["hub_train_size"]
-    src: dict[str, Any] = {"source": "hub", "train": f"{cfg['hub_dataset']}[:{n_train}]"}
-    test_file = mirror / cfg["test_file"]
+    n_train = cfg.hub_train_size
+    src: dict[str, Any] = {"source": "hub", "train": f"{cfg.hub_dataset}[:{n_train}]"}
+    test_file = mirror / cfg.test_file
     rows = None
     if test_file.exists():
         test = _frame_to_problems(pd.read_parquet(test_file))
         src["test"] = f"mirror:{test_file}"
     else:
         try:
-            with urllib.request.urlopen(cfg["test_url"], timeout=60) as resp:  # noqa: S310
+            with urllib.request.urlopen(cfg.test_url, timeout=60) as resp:  # noqa: S310
                 test = _frame_to_problems(pd.read_parquet(io.BytesIO(resp.read())))
-            src["test"] = cfg["test_url"]
+            src["test"] = cfg.test_url
         except Exception:  # noqa: BLE001 - fall back to the hub slice below
-            log.info("ROVER test set not in the mirror nor downloadable; using the hub test slice")
+            log.info("test set not in the mirror nor downloadable; using the hub test slice")
             rows = _hub_rows(cfg)
-            test = _frame_to_problems(rows.iloc[n_train : n_train + cfg["n_test"]])
-            src["test"] = f"{cfg['hub_dataset']}[{n_train}:{n_train + cfg['n_test']}]"
-    train_file = mirror / cfg.get("train_file", "countdown/train.parquet")
+            test = _frame_to_problems(rows.iloc[n_train : n_train + cfg.n_test])
+            src["test"] = f"{cfg.hub_dataset}[{n_train}:{n_train + cfg.n_test}]"
+    train_file = mirror / cfg.train_file
     if rows is None and train_file.exists():  # an offline copy of the hub dataset's rows
         rows = pd.read_parquet(train_file)
         src["train"] = f"mirror:{train_file}[:{n_train}]"
@@ -138,14 +158,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mirror", default="../shared/data")
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
-    cfg = settings["countdown"]["data"]
+    cfg = typed(CountdownData, settings["countdown"]["data"], "countdown.data")
     seed = int(settings["seeds"][0])
-    if cfg["source"] == "generator":
+    if cfg.source == "generator":
         train, test, src = _generated(cfg, seed)
-    elif cfg["source"] == "hub":
+    elif cfg.source == "hub":
         train, test, src = _hub(cfg, Path(args.mirror))
     else:
-        raise SystemExit(f"countdown.data.source {cfg['source']!r} is not one of generator, hub")
+        raise SystemExit(f"countdown.data.source {cfg.source!r} is not one of generator, hub")
     out = Path(args.out)
     src.update(n_train=len(train), n_test=len(test))
     write_text(out / "train.jsonl", _jsonl(train))

@@ -1,9 +1,9 @@
-"""Evaluate a Countdown policy on the held-out problems.
+"""Evaluate a policy on the held-out problems of its task (Countdown or math).
 
-    python -m repro.core.rlvr.evaluate --config config/papers/rove.yaml --scale small \
-        --method rover --seed 0 --data data/rove/small \
-        --policy results/small/rove/countdown/rover/seed0 \
-        --out results/small/rove/countdown/rover/seed0/eval.json
+    python -m repro.core.rlvr.evaluate --config config/papers/<paper>.yaml --scale small \
+        --method <method> --seed 0 --data data/<paper>/small \
+        --policy results/small/<paper>/countdown/<method>/seed0 \
+        --out results/small/<paper>/countdown/eval/<method>_seed0.json
 
 n samples per problem (temperature/top-p from config). Metrics, each the mean over problems:
 avg@n (mean strict accuracy of the n samples), pass@k for k <= n with the unbiased estimator
@@ -50,34 +50,34 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--policy", required=True)
     args = ap.parse_args(argv)
-    settings, cd, task = load_job(args)
-    ev = cd["eval"]
-    if args.method not in [*cd["methods"], "base"]:
+    _, block, task = load_job(args)
+    ev = block.eval
+    if args.method not in [*block.methods, "base"]:
         raise SystemExit(
-            f"unknown method {args.method!r}: allowed are {', '.join([*cd['methods'], 'base'])}"
+            f"unknown method {args.method!r}: allowed are {', '.join([*block.methods, 'base'])}"
         )
     device = job_setup(args.scale, args.seed)
     problems = task.read_problems(Path(args.data) / "test.jsonl")
-    if ev.get("n_problems"):
-        problems = problems[: ev["n_problems"]]
+    if ev.n_problems:
+        problems = problems[: ev.n_problems]
     policy = load_policy(args.policy, device)
-    tok, n = policy.tokenizer, int(ev["n_samples"])
+    tok, n = policy.tokenizer, int(ev.n_samples)
     gen = torch.Generator(device=device).manual_seed(args.seed)
     t0 = time.time()
     per_problem: list[dict[str, Any]] = []
     ent_total, tok_total = 0.0, 0
-    chunk = max(1, int(ev["batch_size"]) // n)  # problems per sampling call
+    chunk = max(1, int(ev.batch_size) // n)  # problems per sampling call
     for start in progress(range(0, len(problems), chunk), desc=f"eval {args.method}"):
         group = problems[start : start + chunk]
         prompts = [task.prompt_ids(tok, p) for p in group for _ in range(n)]
         resp, ents = sample(
             policy,
             prompts,
-            ev["max_new_tokens"],
-            ev["temperature"],
-            ev["top_p"],
+            ev.max_new_tokens,
+            ev.temperature,
+            ev.top_p,
             gen,
-            batch_size=int(ev.get("gen_batch_size", 1024)),
+            batch_size=1024 if ev.gen_batch_size is None else int(ev.gen_batch_size),
         )
         ent_total += sum(ents)
         tok_total += sum(len(r) for r in resp)
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
                     "distinct_correct": len(set(good)),
                 }
             )
-    ks = [k for k in ev["ks"] if k <= n]
+    ks = [k for k in ev.ks if k <= n]
     metrics = _metrics(per_problem, n, ks, "" if task.name == "countdown" else f"{task.name}_")
     metrics[f"{'' if task.name == 'countdown' else task.name + '_'}entropy"] = ent_total / max(
         1, tok_total
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         {
             "records": records,
             "per_problem": per_problem,
-            "settings": {"task": task.name, "n_problems": len(problems), **ev},
+            "settings": {"task": task.name, "n_problems": len(problems), **ev.given()},
         },
     )
 

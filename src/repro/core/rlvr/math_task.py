@@ -1,21 +1,21 @@
-"""The math task (the paper's DeepScaleR setting): problems, prompts, the reward, answer forms.
+"""The math task (DeepScaleR-style RLVR): problems, prompts, the reward, answer forms.
 
-    python -m repro.core.rlvr.math_task --config config/papers/rove.yaml --scale full \
-        --mirror ../shared/data --out data/rove/full/math
+    python -m repro.core.rlvr.math_task --config config/papers/<paper>.yaml --scale full \
+        --mirror ../shared/data --out data/<paper>/full/math
 
 writes `train.jsonl`, `test.jsonl` and `source.json` (last) under `--out`.
 
-Data, as the official recipe (Math/scripts/deepscaler/train/rover_qwen3_8b.sh, Math/eval/):
+Data, as verl-based math recipes read it:
 - train (`data.train.source: deepscaler`): agentica-org/DeepScaleR-Preview-Dataset (40k
   problems), read from `<mirror>/deepscaler/train.parquet` when present (verl format or the hub
   columns), else from the HF hub via `datasets` (imported lazily; full extra); otherwise one error
   line says what to do. `source: benchmark` (tiny/small only) takes the first problems of a
   benchmark file instead, so the code path runs offline.
 - `source: file`: a verl-format parquet `file` read like the benchmarks (mirror, else
-  `benchmark_url`); nft uses the authors' DAPO-Math-17k file this way.
+  `benchmark_url`), e.g. a paper's own training file (DAPO-Math-17k).
 - test: the official verl-format benchmark files (AIME 2024, AIME 2025, HMMT 2025, ...; `prompt`
   = chat list, `reward_model.ground_truth`), read from `<mirror>/math-eval/` or downloaded from
-  the ROVER repo. The files repeat each problem (x256, x64, x5) for the official vLLM sampling;
+  `benchmark_url`. The files repeat each problem (x256, x64, x5) for the official vLLM sampling;
   we dedupe and draw `eval.n_samples` per problem ourselves.
 
 Prompt (`prompt:`): `chat` = the user message (problem + "Let's think step by step and output the
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser, load_settings, typed
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
@@ -82,6 +82,31 @@ class MathProblem:
     @staticmethod
     def from_json(d: dict) -> MathProblem:
         return MathProblem(str(d["question"]), str(d["answer"]), str(d.get("source", "")))
+
+
+@dataclass
+class MathTrain:
+    """Where the training problems come from (`math.data.train`)."""
+
+    source: str  # deepscaler (mirror file, else the HF hub) | benchmark | file
+    benchmark: str = ""  # source benchmark: the benchmark whose problems stand in (tiny/small)
+    file: str = ""  # source file: a verl-format parquet beside the benchmarks
+    n: int = 0  # keep the first n training problems (0: all)
+
+
+@dataclass
+class MathData:
+    """The `math.data` block: training problems and the test benchmarks."""
+
+    train: MathTrain  # the training problems
+    test: list[str]  # the test benchmarks (names in `benchmarks`)
+    benchmark_url: str  # where benchmark files are downloaded from when the mirror lacks them
+    benchmarks: dict[str, str]  # benchmark name -> its verl-format parquet file
+    n_test: int = 0  # problems per benchmark (0: all)
+    benchmark_dir: str = "math-eval"  # the benchmark files' folder in the data mirror
+    hub_dataset: str = ""  # deepscaler: the HF dataset of training problems
+    hub_revision: str | None = None  # deepscaler: its revision (None: the default branch)
+    train_file: str = "deepscaler/train.parquet"  # deepscaler: an offline copy (mirror)
 
 
 # ----------------------------------------------------------------------------- problems
@@ -203,16 +228,18 @@ def score(response: str, p: MathProblem) -> tuple[float, bool]:
 
 
 class MathTask:
-    """The `tasks.Task` interface over this module (config block `math:`)."""
+    """The `tasks.Task` interface over this module (config block `math:`): prompt `style`
+    chat|plain, plain prompts cut to `max_prompt_chars`, prompts left-truncated to
+    `max_prompt_tokens` (0: neither)."""
 
     name = "math"
 
-    def __init__(self, block: dict[str, Any]) -> None:
-        self.style = block["prompt"]
+    def __init__(self, style: str, max_prompt_chars: int = 0, max_prompt_tokens: int = 0) -> None:
+        self.style = style
         if self.style not in ("chat", "plain"):
             raise SystemExit(f"math.prompt {self.style!r} is not one of chat, plain")
-        self.max_prompt_chars = int(block.get("max_prompt_chars", 0))
-        self.max_prompt_tokens = int(block.get("max_prompt_tokens", 0))
+        self.max_prompt_chars = int(max_prompt_chars)
+        self.max_prompt_tokens = int(max_prompt_tokens)
         self._answers: list[str] = []
 
     def read_problems(self, path):
@@ -259,14 +286,16 @@ class MathTask:
 # ----------------------------------------------------------------------------- fetch
 
 
-def _benchmark(name: str, cfg: dict[str, Any], mirror: Path) -> tuple[list[MathProblem], str]:
+def _benchmark(
+    name: str, fname: str, cfg: MathData, mirror: Path
+) -> tuple[list[MathProblem], str]:
+    """The problems of the verl-format file `fname` (the mirror's copy, else downloaded)."""
     import pandas as pd
 
-    fname = cfg["benchmarks"][name]
-    local = mirror / cfg.get("benchmark_dir", "math-eval") / fname
+    local = mirror / cfg.benchmark_dir / fname
     if local.exists():
         return frame_to_problems(pd.read_parquet(local), name), f"mirror:{local}"
-    url = f"{cfg['benchmark_url']}/{fname}"
+    url = f"{cfg.benchmark_url}/{fname}"
     try:
         with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
             df = pd.read_parquet(io.BytesIO(resp.read()))
@@ -278,13 +307,13 @@ def _benchmark(name: str, cfg: dict[str, Any], mirror: Path) -> tuple[list[MathP
     return frame_to_problems(df, name), url
 
 
-def _deepscaler(cfg: dict[str, Any], mirror: Path) -> tuple[list[MathProblem], str]:
+def _deepscaler(cfg: MathData, mirror: Path) -> tuple[list[MathProblem], str]:
     import pandas as pd
 
-    local = mirror / cfg.get("train_file", "deepscaler/train.parquet")
+    local = mirror / cfg.train_file
     if local.exists():
         return frame_to_problems(pd.read_parquet(local), "deepscaler"), f"mirror:{local}"
-    name, rev = cfg["hub_dataset"], cfg.get("hub_revision")
+    name, rev = cfg.hub_dataset, cfg.hub_revision
     try:
         from datasets import load_dataset
 
@@ -303,34 +332,33 @@ def _deepscaler(cfg: dict[str, Any], mirror: Path) -> tuple[list[MathProblem], s
 
 
 def fetch(
-    cfg: dict[str, Any], mirror: Path
+    cfg: MathData, mirror: Path
 ) -> tuple[list[MathProblem], list[MathProblem], dict[str, Any]]:
-    """(train, test, source) from the `math.data` config block."""
+    """(train, test, source) from the typed `math.data` block."""
     src: dict[str, Any] = {"checker": CHECKER}
     test: list[MathProblem] = []
     tests: dict[str, str] = {}
-    for name in cfg["test"]:
-        probs, where = _benchmark(name, cfg, mirror)
-        test += probs[: cfg["n_test"]] if cfg.get("n_test") else probs
+    for name in cfg.test:
+        probs, where = _benchmark(name, cfg.benchmarks[name], cfg, mirror)
+        test += probs[: cfg.n_test] if cfg.n_test else probs
         tests[name] = where
     src["test"] = tests
-    tr = cfg["train"]
-    if tr["source"] == "deepscaler":
+    tr = cfg.train
+    if tr.source == "deepscaler":
         train, src["train"] = _deepscaler(cfg, mirror)
-    elif tr["source"] == "benchmark":  # tiny/small: offline stand-in for DeepScaleR
-        train, where = _benchmark(tr["benchmark"], cfg, mirror)
+    elif tr.source == "benchmark":  # tiny/small: offline stand-in for DeepScaleR
+        train, where = _benchmark(tr.benchmark, cfg.benchmarks[tr.benchmark], cfg, mirror)
         src["train"] = f"{where} (stand-in, not DeepScaleR)"
-    elif tr["source"] == "file":  # a verl-format file beside the benchmarks (NFT: DAPO-Math-17k)
-        train, src["train"] = _benchmark("train", {**cfg, "benchmarks": {"train": tr["file"]}},
-                                         mirror)
+    elif tr.source == "file":  # a verl-format file beside the benchmarks
+        train, src["train"] = _benchmark("train", tr.file, cfg, mirror)
     else:
         raise SystemExit(
-            f"math.data.train.source {tr['source']!r} is not deepscaler, benchmark, file"
+            f"math.data.train.source {tr.source!r} is not deepscaler, benchmark, file"
         )
     held = {p.key() for p in test}
     train = [p for p in train if p.key() not in held]
-    if tr.get("n"):
-        train = train[: tr["n"]]
+    if tr.n:
+        train = train[: tr.n]
     return train, test, src
 
 
@@ -338,10 +366,10 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser("Fetch the math problems (DeepScaleR, benchmarks)")
     ap.add_argument("--mirror", default="../shared/data")
     args = ap.parse_args(argv)
-    settings = load_settings(args.config, args.scale)
-    if not settings["math"].get("enabled"):
+    math = load_settings(args.config, args.scale)["math"]
+    if not math.get("enabled"):
         raise SystemExit(f"math is not enabled at scale {args.scale} (math.enabled)")
-    train, test, src = fetch(settings["math"]["data"], Path(args.mirror))
+    train, test, src = fetch(typed(MathData, math["data"], "math.data"), Path(args.mirror))
     out = Path(args.out)
     src.update(n_train=len(train), n_test=len(test))
     write_text(out / "train.jsonl", "".join(json.dumps(p.to_json()) + "\n" for p in train))

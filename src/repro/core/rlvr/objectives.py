@@ -89,7 +89,7 @@ class Objective(Protocol):
 
     name: str
     mean_vocab: bool
-    """needs mean_{a in V} log pi(a|s_t) per token (ROVER's uniform-policy value)"""
+    """needs mean_{a in V} log pi(a|s_t) per token (a uniform-policy value)"""
     needs_ref: bool
     """needs the frozen reference (base) model's log-probs (KL penalty)"""
     dynamic_sampling: bool
@@ -135,7 +135,7 @@ def grpo_advantages(rewards: torch.Tensor, group_size: int, eps: float = 1e-6) -
 
 
 def centred_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
-    """A_i = r_i - mean_g (Dr.GRPO; ROVER's r~)."""
+    """A_i = r_i - mean_g (Dr.GRPO)."""
     mean, _ = group_stats(rewards, group_size)
     return rewards - mean
 

@@ -22,76 +22,7 @@ from typing import Any
 import torch
 
 from repro.core.io import write_json
-
-CHARSET = "0123456789+-*/()=: "
-SPECIALS = ("<pad>", "<eos>")
-
-
-class CharTokenizer:
-    """Character-level tokenizer: ids 0/1 are pad/eos, then one id per character."""
-
-    kind = "char"
-
-    def __init__(self, charset: str = CHARSET) -> None:
-        self.charset = charset
-        self.itos = list(SPECIALS) + list(charset)
-        self.stoi = {c: i for i, c in enumerate(self.itos)}
-        self.pad_id, self.eos_id = 0, 1
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.itos)
-
-    def encode(self, text: str) -> list[int]:
-        try:
-            return [self.stoi[c] for c in text]
-        except KeyError as e:
-            raise ValueError(f"character {e.args[0]!r} is not in the char vocabulary") from None
-
-    def decode(self, ids: list[int]) -> str:
-        """Text of the ids up to (not including) the first eos; pads are dropped."""
-        out = []
-        for i in ids:
-            if i == self.eos_id:
-                break
-            if i != self.pad_id:
-                out.append(self.itos[i])
-        return "".join(out)
-
-    def save(self, path: Path) -> None:
-        write_json(path / "char_tokenizer.json", {"charset": self.charset, "specials": SPECIALS})
-
-    @staticmethod
-    def load(path: Path) -> CharTokenizer:
-        return CharTokenizer(json.loads((path / "char_tokenizer.json").read_text())["charset"])
-
-
-class ByteTokenizer:
-    """Byte-level tokenizer (UTF-8) for scratch models on free text (the tiny math task):
-    ids 0/1 are pad/eos, byte b is id b + 2."""
-
-    kind = "byte"
-    pad_id, eos_id = 0, 1
-
-    @property
-    def vocab_size(self) -> int:
-        return 258
-
-    def encode(self, text: str) -> list[int]:
-        return [b + 2 for b in text.encode("utf-8")]
-
-    def decode(self, ids: list[int]) -> str:
-        """Text of the ids up to (not including) the first eos; pads are dropped."""
-        out = bytearray()
-        for i in ids:
-            if i == self.eos_id:
-                break
-            if i != self.pad_id:
-                out.append(i - 2)
-        return out.decode("utf-8", errors="replace")
-
-    def save(self, path: Path) -> None:
-        write_json(path / "byte_tokenizer.json", {"kind": "byte", "specials": SPECIALS})
+from repro.core.tokenizers import CHARSET, ByteTokenizer, CharTokenizer
 
 
 class HFTokenizer:
@@ -230,7 +161,7 @@ def load_policy(path: str | Path, device: str) -> Policy:
 
         model = LlamaForCausalLM.from_pretrained(path, dtype=torch.float32)
         byte = (path / "byte_tokenizer.json").exists()
-        tok = ByteTokenizer() if byte else CharTokenizer.load(path)
+        tok = ByteTokenizer.load(path) if byte else CharTokenizer.load(path)
         return Policy(model.to(device), tok, meta)
     return _from_hub(meta, device, path=None if meta["weights"] == "hub" else str(path))
 
@@ -393,7 +324,7 @@ def token_stats(
     """logp of the taken tokens, and optionally the vocabulary mean of log pi and the entropy,
     at every action position (temperature-scaled, as in the rollouts)."""
     logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1]
-    # at least fp32 (bf16 autocast), float64 kept (nft's exact gradient check)
+    # at least fp32 (bf16 autocast), float64 kept (exact gradient checks)
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32)) / temperature
     lsm = torch.log_softmax(logits, dim=-1)
     out = {"logp": lsm.gather(-1, ids[:, 1:, None]).squeeze(-1)}

@@ -12,17 +12,9 @@ import numpy as np
 
 from repro.core.metrics import pass_at_k
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd
+from repro.core.tables import PM, pm
 
 Curves = Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-
-def pm(values: list[float], digits: int = 3) -> str:
-    """'mean ± sd' over seeds, '-' when there are none."""
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.{digits}f} ± {s:.{digits}f}"
 
 
 def by_method_metric(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
@@ -134,7 +126,7 @@ def plot_curves(
 
 def plot_passk(curves: Curves, path: str | Path, styles: Mapping[str, dict] | None = None,
                task: str = "held-out Countdown") -> None:
-    plot_curves(curves, path, "k", f"pass@k ({task})", "pass@k, mean ± sd over seeds",
+    plot_curves(curves, path, "k", f"pass@k ({task})", f"pass@k, {PM} over seeds",
                 styles, logx=True)
 
 

@@ -1,8 +1,8 @@
 """Supervised warm-up of the base policy on random valid-format answers (`--task`, default
 countdown; math: a boxed answer of a random training problem, scratch model only).
 
-    python -m repro.core.rlvr.sft --config config/papers/rove.yaml --scale small \
-        --data data/rove/small --out results/small/rove/countdown/base
+    python -m repro.core.rlvr.sft --config config/papers/<paper>.yaml --scale small \
+        --data data/<paper>/small --out results/small/<paper>/countdown/base
 
 The answers are random expressions over the problem's numbers (each used once, random order,
 operators and bracketing), with no regard to the target: the model learns the answer format,
@@ -14,6 +14,7 @@ the first config seed. At full scale `sft.steps: 0`: the pretrained model is the
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -68,28 +69,23 @@ def lr_at(step: int, steps: int, lr: float, warmup: int) -> float:
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("SFT warm-up (the shared base model of a task)")
     args = ap.parse_args(argv)
-    settings, cd, task = load_job(args)
-    cfg = cd["sft"]
-    seed = int(settings["seeds"][0])
+    seeds, block, task = load_job(args)
+    cfg = block.sft
+    seed = seeds[0]
     device = job_setup(args.scale, seed)
     rng = np.random.default_rng(seed)
     problems = task.read_problems(Path(args.data) / "train.jsonl")
-    policy = build_policy(cd["model"], device)
+    policy = build_policy(block.model, device)
     curve: list[dict[str, float]] = []
-    if cfg["steps"] > 0:
-        opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg["lr"], weight_decay=0.01)
+    if cfg.steps > 0:
+        opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.lr, weight_decay=0.01)
         policy.model.train()
         running = []
-        for step in progress(range(cfg["steps"]), desc="sft"):
+        for step in progress(range(cfg.steps), desc="sft"):
             for g in opt.param_groups:
-                g["lr"] = lr_at(step, cfg["steps"], cfg["lr"], cfg["warmup"])
+                g["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
             ids, attn, act = sft_batch(
-                policy,
-                problems,
-                rng,
-                cfg["batch_size"],
-                task,
-                cfg.get("correct_fraction", 0.0),
+                policy, problems, rng, cfg.batch_size, task, cfg.correct_fraction
             )
             ids, attn, act = ids.to(device), attn.to(device), act.to(device)
             logp = token_stats(policy.model, ids, attn, 1.0)["logp"]
@@ -99,24 +95,24 @@ def main(argv: list[str] | None = None) -> None:
             torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
             opt.step()
             running.append(float(loss.detach()))
-            if (step + 1) % cfg["log_every"] == 0 or step + 1 == cfg["steps"]:
+            if (step + 1) % cfg.log_every == 0 or step + 1 == cfg.steps:
                 curve.append({"step": step + 1, "loss": float(np.mean(running))})
                 running = []
         log.info("sft done: final loss %.4f", curve[-1]["loss"])
     sft_log = {
         "seed": seed,
         "n_params": n_params(policy.model),
-        "model": cd["model"],
-        "sft": cfg,
+        "model": block.model,
+        "sft": asdict(cfg),
         "steps": curve,
         "note": "pretrained base used as is"
-        if cfg["steps"] == 0
+        if cfg.steps == 0
         else "random valid-format equations"
         if args.task == "countdown"
         else "boxed answers of random training problems",
     }
     with atomic_path(args.out) as tmp:
-        save_policy(policy, tmp, weights=cfg["steps"] > 0)
+        save_policy(policy, tmp, weights=cfg.steps > 0)
         write_json(tmp / "sft_log.json", sft_log)
 
 

@@ -1,23 +1,80 @@
-"""The task a ROVER RL job works on: Countdown or math, one interface for sft/train/evaluate.
+"""The task an RLVR job works on: Countdown or math, one interface for sft/train/evaluate,
+and the typed settings of a task's config block (`countdown:` or `math:`).
 
-    task = get_task("math", settings["math"])
+    seeds, cfg, task = load_job(args)        # cfg: TaskConfig of the block named --task
     ids = task.prompt_ids(policy.tokenizer, problem)
     reward, correct = task.score(response_text, problem)
 
-`get_task(name, block)` takes the config block of that name (`countdown:` or `math:`); each task
-module is imported only when asked for, so a Countdown job never imports the math code (and the
+`get_task(name, cfg)` builds the task of that name from its block; each task module is
+imported only when asked for, so a Countdown job never imports the math code (and the
 workflow lists as inputs exactly the modules a job runs).
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from repro.core.config import typed
+from repro.core.rlvr.objectives import RLConfig
+
 TASKS = ("countdown", "math")
+
+
+@dataclass
+class SFTConfig:
+    """The supervised warm-up of the shared base policy (sft.py)."""
+
+    steps: int = 0  # warm-up steps (0: a pretrained base is used as is)
+    batch_size: int = 64  # (prompt, answer) pairs per step
+    lr: float = 1e-3  # peak AdamW learning rate (linear warm-up, cosine decay to 10%)
+    warmup: int = 50  # warm-up steps of the learning rate
+    log_every: int = 50  # a loss-curve point every this many steps
+    correct_fraction: float = 0.0  # share of warm-up answers that are correct (0: format only)
+
+
+@dataclass
+class EvalConfig:
+    """Sampling-based evaluation on the held-out problems (evaluate.py)."""
+
+    n_samples: int  # samples per problem (n of avg@n and pass@k)
+    ks: list[int]  # pass@k for these k (those <= n_samples)
+    temperature: float  # sampling temperature
+    top_p: float  # nucleus sampling (1: off)
+    max_new_tokens: int  # response length cap
+    n_problems: int  # evaluate the first this many test problems (0: all)
+    batch_size: int  # sequences sampled per sampling call
+    gen_batch_size: int | None = None  # sequences decoded at once (unset: 1024)
+
+    def given(self) -> dict[str, Any]:
+        """The settings as configured (unset ones left out), for the evaluation record."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class TaskConfig:
+    """One task's config block: what every sft / train / evaluate job of the task reads."""
+
+    methods: list[str]  # the methods the paper trains on this task
+    prompt: str  # prompt style (countdown: char | tinyzero; math: chat | plain)
+    model: dict[str, Any]  # the policy's model block, handed to build_policy as is
+    sft: SFTConfig  # the warm-up of the base policy
+    rl: RLConfig  # the RL schedule shared by every method (+ the objectives' own keys)
+    eval: EvalConfig  # the held-out evaluation
+    data: dict[str, Any] = field(default_factory=dict)  # the fetch job's block (typed there)
+    method_settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-method keys
+    enabled: bool = True  # math: only the scales that enable it run the math jobs
+    max_prompt_chars: int = 0  # math `plain` prompts: keep the question's last chars (0: all)
+    max_prompt_tokens: int = 0  # math: left-truncate prompts to this many tokens (0: off)
+
+    @classmethod
+    def from_settings(cls, block: dict[str, Any], where: str) -> TaskConfig:
+        """The block typed; `rl` keeps the objectives' own keys in `RLConfig.extra`."""
+        return typed(cls, {**block, "rl": RLConfig.from_settings(block.get("rl", {}))}, where)
 
 
 def job_parser(description: str) -> argparse.ArgumentParser:
@@ -30,13 +87,13 @@ def job_parser(description: str) -> argparse.ArgumentParser:
     return ap
 
 
-def load_job(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], Task]:
-    """The merged settings at the job's scale, its task's config block, and the task."""
+def load_job(args: argparse.Namespace) -> tuple[list[int], TaskConfig, Task]:
+    """The config seeds, the typed block of the job's task at its scale, and the task."""
     from repro.core.config import load_settings
 
     settings = load_settings(args.config, args.scale)
-    block = settings[args.task]
-    return settings, block, get_task(args.task, block)
+    cfg = TaskConfig.from_settings(settings[args.task], args.task)
+    return [int(s) for s in settings["seeds"]], cfg, get_task(args.task, cfg)
 
 
 class Task(Protocol):
@@ -58,16 +115,16 @@ class Task(Protocol):
 
 
 class CountdownTask:
-    """Countdown (countdown.py): `prompt` style char|tinyzero, reward with format_score."""
+    """Countdown (countdown.py): `style` char|tinyzero, reward with format_score."""
 
     name = "countdown"
 
-    def __init__(self, block: dict[str, Any]) -> None:
+    def __init__(self, style: str, format_score: float = 0.1) -> None:
         from repro.core.rlvr import countdown
 
         self.cd = countdown
-        self.style = block["prompt"]
-        self.format_score = float(block["rl"].get("format_score", 0.1))
+        self.style = style
+        self.format_score = float(format_score)
 
     def read_problems(self, path):
         return self.cd.read_problems(path)
@@ -93,12 +150,12 @@ class CountdownTask:
         return eq
 
 
-def get_task(name: str, block: dict[str, Any]) -> Task:
-    """The task called `name`, configured by its settings block."""
+def get_task(name: str, cfg: TaskConfig) -> Task:
+    """The task called `name`, configured by its typed block."""
     if name == "countdown":
-        return CountdownTask(block)
+        return CountdownTask(cfg.prompt, cfg.rl.format_score)
     if name == "math":
         from repro.core.rlvr.math_task import MathTask
 
-        return MathTask(block)
+        return MathTask(cfg.prompt, cfg.max_prompt_chars, cfg.max_prompt_tokens)
     raise SystemExit(f"unknown task {name!r}: one of {', '.join(TASKS)}")

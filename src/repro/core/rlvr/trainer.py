@@ -5,14 +5,15 @@ take `minibatches` gradient steps on the method's objective (objectives.py), rep
 same loop, only problems, prompts and rewards differ (tasks.py). A paper's train CLI calls
 `main(argv, make_objective, methods, description)` with its own objectives, e.g.
 
-    python -m repro.papers.rove.train --config config/papers/rove.yaml --scale small \
-        --method rover --seed 0 --data data/rove/small \
-        --base results/small/rove/countdown/base --out results/small/rove/countdown/rover/seed0
+    python -m repro.papers.<paper>.train --config config/papers/<paper>.yaml --scale small \
+        --method <method> --seed 0 --data data/<paper>/small \
+        --base results/small/<paper>/countdown/base \
+        --out results/small/<paper>/countdown/<method>/seed0
 
 Every method sees the same schedule: `steps` rollout batches of `prompts_per_step` problems x
 `group_size` samples, each batch split into `minibatches` gradient steps (so after the first
-one pi_old, the policy that sampled the batch, lags pi: PPO clipping and ROVER's pi_old matter).
-With dynamic sampling (DAPO; NFT's official runs) a step draws rounds of problems until
+one pi_old, the policy that sampled the batch, lags pi: PPO clipping and objectives that read
+pi_old matter). With dynamic sampling (DAPO) a step draws rounds of problems until
 `prompts_per_step` groups with mixed correctness are kept (at most `max_gen_batches` rounds);
 the log counts every rollout sampled. Writes the trained policy and `train_log.json`; a run
 killed mid-way resumes from `.<out>.resume/` when `checkpoint_every` > 0.
@@ -42,7 +43,7 @@ from repro.core.rlvr.policy import (
     save_policy,
     token_stats,
 )
-from repro.core.rlvr.tasks import Task, job_parser, load_job
+from repro.core.rlvr.tasks import Task, TaskConfig, job_parser, load_job
 
 log = get_logger("rlvr.train")
 
@@ -245,22 +246,22 @@ def _config_log(cfg: RLConfig, obj: Objective) -> dict[str, Any]:
 
 def main(
     argv: list[str] | None,
-    make_objective: Callable[[str, dict[str, Any]], Objective],
+    make_objective: Callable[[str, TaskConfig], Objective],
     methods: Sequence[str],
     description: str,
 ) -> None:
-    """Train one method and seed; `make_objective(method, task_block)` builds its objective."""
+    """Train one method and seed; `make_objective(method, task_config)` builds its objective."""
     ap = job_parser(description)
     ap.add_argument("--method", required=True)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--base", required=True)
     args = ap.parse_args(argv)
-    settings, cd, task = load_job(args)
-    allowed = [m for m in cd["methods"] if m in methods]
+    _, block, task = load_job(args)
+    allowed = [m for m in block.methods if m in methods]
     if args.method not in allowed:
         raise SystemExit(f"unknown method {args.method!r}: allowed are {', '.join(allowed)}")
-    cfg = RLConfig.from_settings(cd["rl"])
-    obj = make_objective(args.method, cd)
+    cfg = block.rl
+    obj = make_objective(args.method, block)
     device = job_setup(args.scale, args.seed)
     problems = task.read_problems(Path(args.data) / "train.jsonl")
     policy = load_policy(args.base, device)

@@ -30,7 +30,7 @@ Dr.GRPO's c - r. `equivalence.py` checks it on real gradients.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
@@ -45,6 +45,7 @@ from repro.core.rlvr.objectives import (
     pick,
     seq_sum_norm,
 )
+from repro.core.rlvr.tasks import TaskConfig
 
 METHODS = ("rft", "nft", "grpo", "dr_grpo", "dapo_lite")
 OBJECTIVES = ("nft", "ppo")
@@ -159,23 +160,25 @@ class NFTObjective:
         return loss, {"neg_proxy_clamped_frac": float(high.sum() / neg.sum().clamp(min=1.0))}
 
 
-def method_settings(method: str, block: dict[str, Any]) -> dict[str, Any]:
+def method_settings(method: str, task: TaskConfig) -> dict[str, Any]:
     """The shared `rl:` settings overlaid with the method's own (`method_settings.<method>`);
-    `agg_norm: response_cap` stands for the response length cap (`rl.max_new_tokens`)."""
+    `agg_norm: response_cap` stands for the response length cap (`rl.max_new_tokens`). The
+    objective dataclass then takes the keys it declares (`pick`)."""
     if method not in METHODS:
         raise SystemExit(f"unknown method {method!r}: allowed are {', '.join(METHODS)}")
-    own = block.get("method_settings", {}).get(method)
+    own = task.method_settings.get(method)
     if own is None:
         raise SystemExit(f"method {method!r} has no entry in method_settings")
-    out = {**block["rl"], **own}
+    shared = {k: v for k, v in asdict(task.rl).items() if k != "extra"}
+    out = {**shared, **task.rl.extra, **own}
     if out.get("agg_norm") == "response_cap":
-        out["agg_norm"] = float(block["rl"]["max_new_tokens"])
+        out["agg_norm"] = float(task.rl.max_new_tokens)
     return out
 
 
-def make_objective(method: str, block: dict[str, Any]) -> Objective:
+def make_objective(method: str, task: TaskConfig) -> Objective:
     """The objective of `method` from the task block (`rl:` + `method_settings.<method>`)."""
-    s = method_settings(method, block)
+    s = method_settings(method, task)
     kind = s.get("objective")
     if kind == "nft":
         return pick(NFTObjective, s, name=method)

@@ -28,24 +28,36 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser, load_settings, typed
 from repro.core.device import limit_cpu_threads
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.core.rlvr.objectives import Objective, PPOObjective, RLConfig
 from repro.core.rlvr.policy import load_policy, pack, token_stats
-from repro.core.rlvr.tasks import get_task
+from repro.core.rlvr.tasks import TaskConfig, get_task
 from repro.core.rlvr.trainer import dynamic_rollouts
 from repro.core.seeding import seed_everything
 from repro.papers.nft.algos import NFTObjective
 
 log = get_logger("nft.equivalence")
+
+
+@dataclass
+class EquivalenceConfig:
+    """The gradient check's `equivalence:` block."""
+
+    n_prompts: int  # groups with mixed correctness in the on-policy batch
+    group_size: int  # rollouts per group
+    off_policy_updates: int  # AdamW steps of the NFT side on the same batch (pi_old frozen)
+    lr: float  # their learning rate
+    inject_solutions: bool = False  # tiny plumbing: see with_injected_solutions
 
 
 def pairs(response_cap: float, clip_eps: float = 0.2) -> dict[str, tuple[Objective, Objective]]:
@@ -195,11 +207,12 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     limit_cpu_threads(1)
-    cd, eq = settings["countdown"], settings["equivalence"]
+    cd = TaskConfig.from_settings(settings["countdown"], "countdown")
+    eq = typed(EquivalenceConfig, settings["equivalence"], "equivalence")
     task = get_task("countdown", cd)
     problems = task.read_problems(Path(args.data) / "train.jsonl")
-    cap = float(cd["rl"]["max_new_tokens"])
-    temperature = float(cd["rl"]["temperature"])
+    cap = float(cd.rl.max_new_tokens)
+    temperature = float(cd.rl.temperature)
     all_recs: list[dict[str, Any]] = []
     per_seed: dict[str, Any] = {}
     t0 = time.time()
@@ -208,16 +221,14 @@ def main(argv: list[str] | None = None) -> None:
         device = "cpu"  # a float64 check of arithmetic: the CPU is exact and enough
         policy = load_policy(args.base, device)
         policy.model.double()
-        rl = RLConfig.from_settings(
-            {**cd["rl"], "prompts_per_step": eq["n_prompts"], "group_size": eq["group_size"],
-             "gen_prompts_per_step": eq["n_prompts"] * 4, "max_gen_batches": 50}
-        )
+        rl = replace(cd.rl, prompts_per_step=eq.n_prompts, group_size=eq.group_size,
+                     gen_prompts_per_step=eq.n_prompts * 4, max_gen_batches=50)
         ro, info = dynamic_rollouts(
             rl, policy, problems, np.random.default_rng(seed),
             torch.Generator(device=device).manual_seed(int(seed)), task,
         )
         injected = 0
-        if not ro["responses"] and eq.get("inject_solutions"):
+        if not ro["responses"] and eq.inject_solutions:
             ro, injected = with_injected_solutions(rl, policy, problems, seed, task)
         if not ro["responses"]:
             raise SystemExit(
@@ -228,10 +239,9 @@ def main(argv: list[str] | None = None) -> None:
         batch = make_batch(
             policy.model, ro["prompts"], ro["responses"], torch.tensor(ro["rewards"]),
             torch.tensor(ro["correct"]),
-            eq["group_size"], policy.tokenizer.pad_id, objs, temperature, float(rl.adv_eps),
+            eq.group_size, policy.tokenizer.pad_id, objs, temperature, float(rl.adv_eps),
         )
-        res = check(policy.model, batch, cap, int(eq["off_policy_updates"]), float(eq["lr"]),
-                    temperature)
+        res = check(policy.model, batch, cap, eq.off_policy_updates, float(eq.lr), temperature)
         per_seed[str(seed)] = {"batch": {"groups": int(info["kept_groups"]),
                                          "rollouts": len(ro["responses"]),
                                          "accuracy": float(np.mean(ro["correct"])),
@@ -240,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
         all_recs += records(res, int(seed))
         log.info("seed %s: %s", seed, ", ".join(
             f"{k} cos {v['on_policy']['cosine']:.12f}" for k, v in res.items()))
-    write_json(args.out, {"records": all_recs, "per_seed": per_seed, "settings": eq,
+    write_json(args.out, {"records": all_recs, "per_seed": per_seed, "settings": asdict(eq),
                           "seconds": time.time() - t0})
 
 

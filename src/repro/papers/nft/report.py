@@ -6,6 +6,7 @@ Reads only finished artifacts (equivalence check, per-seed evaluations and train
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +25,33 @@ from repro.core.rlvr.reporting import (
     plot_curves,
     plot_entropy,
     plot_passk,
-    pm,
 )
-from repro.core.tables import paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 
 SETTINGS_7B = "Qwen2.5-Math-7B"
 SETTING_32B = "Qwen2.5-32B"
 BENCHMARKS = ("aime24", "math500", "aime25", "amc23", "olympiad", "minerva")
 # the paper's method names for ours (DAPO-lite is our reduced DAPO)
 PAPER_NAME = {"dapo_lite": "dapo"}
+
+
+@dataclass
+class ReportScale:
+    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
+
+    seeds: list[int]  # the config seeds (captions)
+    countdown_methods: list[str]  # Countdown methods, in table order
+    math_methods: list[str]  # math methods, in table order
+    math_benchmarks: list[str]  # the math test benchmarks (per-benchmark columns)
+
+    @classmethod
+    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
+        return cls(
+            seeds=[int(x) for x in s["seeds"]],
+            countdown_methods=list(s["countdown"]["methods"]),
+            math_methods=list(s["math"]["methods"]),
+            math_benchmarks=list(s["math"]["data"]["test"]),
+        )
 STYLES = {
     "base": dict(color="0.5", ls=":"),
     "rft": dict(color="tab:orange"),
@@ -176,8 +195,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--math-train-runs", nargs="*", default=[])
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    settings = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = ReportScale.from_settings(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     eq = read_json(a.equivalence)
     evals = [read_json(p) for p in a.evals]
@@ -207,11 +226,11 @@ def main(argv: list[str] | None = None) -> None:
         "rescaling = the same once g_rl is scaled to fit (collinearity).",
     )
     write_table(
-        countdown_table(cd_records, ["base", *settings["countdown"]["methods"]], reported),
+        countdown_table(cd_records, ["base", *cfg.countdown_methods], reported),
         tables,
         "countdown",
-        f"Countdown (scale {a.scale}; rove's setting, binary reward): ours are mean ± sd over "
-        f"{len(settings['seeds'])} seeds on held-out problems; entropy = rollout token entropy "
+        f"Countdown (scale {a.scale}; rove's setting, binary reward): ours are {PM} over "
+        f"{len(cfg.seeds)} seeds on held-out problems; entropy = rollout token entropy "
         "over the first / last 10% of steps. The paper's columns are math-benchmark averages of "
         "other models (labelled), for orientation only; its DAPO is our dapo_lite.",
     )
@@ -220,8 +239,7 @@ def main(argv: list[str] | None = None) -> None:
                 "avg@1 on the others.")
     if math_evals:
         write_table(
-            math_table(math_records, ["base", *settings["math"]["methods"]], reported,
-                       settings["math"]["data"]["test"]),
+            math_table(math_records, ["base", *cfg.math_methods], reported, cfg.math_benchmarks),
             tables,
             "math",
             f"Math (scale {a.scale}): our avg@n x 100 per benchmark beside the paper's "

@@ -24,12 +24,16 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from repro.core.progress import get_logger
+
+if TYPE_CHECKING:
+    from repro.papers.reap.settings import EvalConfig
 
 log = get_logger("reap.benchmarks")
 
@@ -203,23 +207,22 @@ def file_digest(path: Path | None) -> str | None:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def run_benchmarks(model: torch.nn.Module, tokenizer: Any, s: dict[str, Any], work: Path,
+def run_benchmarks(model: torch.nn.Module, tokenizer: Any, ev: EvalConfig, work: Path,
                    key: dict[str, Any]) -> dict[str, float]:
     """pass@1 per benchmark of `eval.benchmarks` (EvalPlus gives base and plus for each of
     HumanEval and MBPP). `key` identifies the compressed model (see `fresh_workdir`)."""
-    ev = s["eval"]
-    work = fresh_workdir(work, {**key, "eval": ev})
-    if ev.get("keep_models", False):
+    work = fresh_workdir(work, {**key, "eval": asdict(ev)})
+    if ev.keep_models:
         model.save_pretrained(work / "model", safe_serialization=True)
         tokenizer.save_pretrained(work / "model")
-    bs = ev["bench_batch_size"]
+    bs = ev.bench_batch_size
     out: dict[str, float] = {}
-    for bench in ev["benchmarks"]:
+    for bench in ev.benchmarks:
         if bench in ("humaneval", "mbpp"):
-            gen = ChatGenerator(model, tokenizer, ev["evalplus"]["max_new_tokens"])
+            gen = ChatGenerator(model, tokenizer, ev.evalplus["max_new_tokens"])
             out.update(run_evalplus(gen, bench, work, bs))
         elif bench == "livecodebench":
-            lcb = ev["livecodebench"]
+            lcb = ev.livecodebench
             gen = ChatGenerator(model, tokenizer, lcb["max_tokens"])
             out["livecodebench"] = run_livecodebench(gen, lcb, work, bs)
     return out

@@ -23,43 +23,29 @@ import hashlib
 import json
 import sys
 import sysconfig
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
+from repro.core.tokenizers import ByteTokenizer
+from repro.papers.reap.settings import CalibrationConfig, DataConfig, PrefixConfig, load
 
 log = get_logger("reap.data")
 
+
 # ----------------------------------------------------------------------------- tokenizer
-PAD_ID, BOS_ID, EOS_ID = 256, 257, 258
-VOCAB_SIZE = 259  # 256 bytes + pad, bos, eos
+SPECIALS = ("<pad>", "<bos>", "<eos>")  # ids 256, 257, 258 after the bytes (vocab 259)
 
 
-class ByteTokenizer:
-    """UTF-8 bytes are ids 0..255; pad/bos/eos follow. No merges, so any text round-trips."""
-
-    kind = "byte"
-    pad_id, bos_id, eos_id = PAD_ID, BOS_ID, EOS_ID
-    vocab_size = VOCAB_SIZE
-
-    def encode(self, text: str) -> list[int]:
-        return list(text.encode("utf-8"))
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """Text of the ids up to the first eos; other specials are dropped."""
-        out = bytearray()
-        for i in ids:
-            i = int(i)
-            if i == EOS_ID:
-                break
-            if i < 256:
-                out.append(i)
-        return out.decode("utf-8", errors="replace")
+def tokenizer() -> ByteTokenizer:
+    """REAP's byte tokenizer: UTF-8 bytes are ids 0..255 and the specials follow, the layout
+    every REAP checkpoint was trained with."""
+    return ByteTokenizer(SPECIALS, specials_first=False)
 
 
 # ----------------------------------------------------------------------------- corpus
@@ -108,13 +94,13 @@ def prose_docs(max_docs: int = 0) -> list[dict[str, str]]:
     return [{"name": f"pydoc_topics/{k}", "kind": "prose", "text": topics[k]} for k in names]
 
 
-def build_docs(data: dict[str, Any]) -> list[dict[str, str]]:
+def build_docs(data: DataConfig) -> list[dict[str, str]]:
     """Every document with its split (train / calib / heldout)."""
     root = stdlib_root()
-    docs = stdlib_docs(root, data["exclude_dirs"], data["max_files"], data["max_file_bytes"])
-    docs += prose_docs(data["max_prose_docs"])
+    docs = stdlib_docs(root, data.exclude_dirs, data.max_files, data.max_file_bytes)
+    docs += prose_docs(data.max_prose_docs)
     for d in docs:
-        d["split"] = split_of(d["name"], data["splits"])
+        d["split"] = split_of(d["name"], data.splits)
     return docs
 
 
@@ -204,7 +190,7 @@ def complete_function(prefix: str, generated: str, indent: int, ended: bool = Fa
     return _strip_indent(text, indent), sum(1 for ln in kept if ln.strip())
 
 
-def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> list[dict[str, Any]]:
+def function_prefixes(docs: Sequence[dict[str, str]], cfg: PrefixConfig) -> list[dict[str, Any]]:
     """Prompts from held-out code: signature + docstring (if any) + the first `body_lines`
     lines of the body, after up to `context_chars` of preceding file text (cut at a line
     start). Kept only if the prefix closes to valid Python and the true next line is
@@ -226,21 +212,21 @@ def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> li
             if not rest:
                 continue
             head_end = body[0].end_lineno if has_doc else rest[0].lineno - 1  # 1-based, incl.
-            end = head_end + int(cfg["body_lines"])
+            end = head_end + int(cfg.body_lines)
             if end >= node.end_lineno:
                 continue
             nxt = lines[end] if end < len(lines) else ""
-            if len(nxt.strip()) < int(cfg["min_next_line"]):
+            if len(nxt.strip()) < int(cfg.min_next_line):
                 continue
             prefix = "".join(lines[node.lineno - 1: end])
-            if len(prefix) > int(cfg["max_prefix_chars"]):
+            if len(prefix) > int(cfg.max_prefix_chars):
                 continue
             indent = node.col_offset
             func = "".join(lines[node.lineno - 1: node.end_lineno])
             if not parses(_strip_indent(prefix, indent)) or not parses(_strip_indent(func, indent)):
                 continue
             before = d["text"][: offsets[node.lineno - 1]]
-            context = before[-int(cfg["context_chars"]):] if cfg["context_chars"] else ""
+            context = before[-int(cfg.context_chars):] if cfg.context_chars else ""
             if len(context) < len(before) and "\n" in context:
                 context = context[context.index("\n") + 1:]  # start at a line boundary
             key = f"{d['name']}:{node.lineno}"
@@ -257,19 +243,19 @@ def function_prefixes(docs: Sequence[dict[str, str]], cfg: dict[str, Any]) -> li
                 "_h": hashlib.sha256(key.encode()).hexdigest(),
             })
     cands.sort(key=lambda c: c["_h"])
-    out = cands[: int(cfg["n"])]
+    out = cands[: int(cfg.n)]
     for c in out:
         del c["_h"]
     return out
 
 
 # ----------------------------------------------------------------------------- full scale
-def fetch_evol_codealpaca(cal: dict[str, Any], mirror: Path) -> list[dict[str, str]]:
+def fetch_evol_codealpaca(cal: CalibrationConfig, mirror: Path) -> list[dict[str, str]]:
     """The paper's calibration set: {instruction, output} rows of evol-codealpaca-v1.
 
     Read from `<mirror>/<mirror_dir>/*.jsonl|*.parquet` when present, else from the hub with
     `datasets` (only ever called at full scale)."""
-    local = mirror / cal["mirror_dir"]
+    local = mirror / cal.mirror_dir
     rows: list[dict[str, str]] = []
     if local.is_dir() and any(local.iterdir()):
         import pandas as pd
@@ -286,10 +272,10 @@ def fetch_evol_codealpaca(cal: dict[str, Any], mirror: Path) -> list[dict[str, s
         except ImportError:
             raise SystemExit("full scale needs `datasets`: pip install -e '.[full]'") from None
         try:
-            ds = load_dataset(cal["dataset"], split=cal["split"])
+            ds = load_dataset(cal.dataset, split=cal.split)
         except Exception as e:  # network, auth, missing dataset: one line that says what to do
             raise SystemExit(
-                f"cannot load {cal['dataset']} ({e.__class__.__name__}): check the network or put "
+                f"cannot load {cal.dataset} ({e.__class__.__name__}): check the network or put "
                 f"its jsonl/parquet files under {local}"
             ) from None
         rows = [dict(r) for r in ds]
@@ -316,19 +302,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
     ap.add_argument("--mirror", default="../shared/data", type=Path)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    docs = build_docs(s["data"])
+    cfg = load(a.config, a.scale)
+    docs = build_docs(cfg.data)
     held = [d for d in docs if d["split"] == "heldout" and d["kind"] == "code"]
-    prefixes = function_prefixes(held, s["eval"]["prefixes"])
+    prefixes = function_prefixes(held, cfg.eval.prefixes)
     if not prefixes:
         raise SystemExit("no function prefixes in the held-out code: raise data.max_files")
     counts = {
         f"{k}/{sp}": sum(1 for d in docs if d["kind"] == k and d["split"] == sp)
-        for k in ("code", "prose") for sp in s["data"]["splits"]
+        for k in ("code", "prose") for sp in cfg.data.splits
     }
     chars = {
         f"{k}/{sp}": sum(len(d["text"]) for d in docs if d["kind"] == k and d["split"] == sp)
-        for k in ("code", "prose") for sp in s["data"]["splits"]
+        for k in ("code", "prose") for sp in cfg.data.splits
     }
     source: dict[str, Any] = {
         "code": f"CPython {sys.version.split()[0]} standard library at {stdlib_root()}",
@@ -345,18 +331,18 @@ def main(argv: list[str] | None = None) -> None:
         with open(tmp / "prefixes.jsonl", "w") as f:
             for p in prefixes:
                 f.write(json.dumps(p) + "\n")
-        cal = s["calibration"]
-        if cal["source"] == "evol_codealpaca":
+        cal = cfg.calibration
+        if cal.source == "evol_codealpaca":
             rows = fetch_evol_codealpaca(cal, a.mirror)
             with open(tmp / "calibration.jsonl", "w") as f:
                 for r in rows:
                     f.write(json.dumps(r) + "\n")
-            source["calibration"] = f"{cal['dataset']} ({len(rows)} rows)"
+            source["calibration"] = f"{cal.dataset} ({len(rows)} rows)"
         else:
             (tmp / "calibration.jsonl").write_text("")  # calibration is the stdlib calib split
             source["calibration"] = "stdlib calib split (code) + reference-manual calib topics"
-        if s["model"]["kind"] == "pretrained":
-            source["model_snapshot"] = fetch_hub_model(s["model"])
+        if cfg.model["kind"] == "pretrained":
+            source["model_snapshot"] = fetch_hub_model(cfg.model)
         write_json(tmp / "source.json", source)
     log.info("reap data: %s, %d prefixes", counts, len(prefixes))
 

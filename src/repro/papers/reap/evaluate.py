@@ -34,7 +34,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.core.seeding import seed_everything
@@ -43,6 +43,7 @@ from repro.papers.reap.data import complete_function, even_windows, parses, read
 from repro.papers.reap.merge import merge
 from repro.papers.reap.model import count_params, job_device, load_model, model_device
 from repro.papers.reap.prune import prune
+from repro.papers.reap.settings import Settings, load
 
 log = get_logger("reap.evaluate")
 
@@ -53,14 +54,14 @@ METHODS = ("unpruned", *PRUNING, *MERGING)
 
 # ----------------------------------------------------------------------------- compression
 def compress(model: torch.nn.Module, obs: dict[int, dict[str, Any]], method: str, ratio: int,
-             s: dict[str, Any]) -> dict[str, Any]:
+             cfg: Settings) -> dict[str, Any]:
     """Prune or merge in place; returns what was done (kept experts or groups per layer)."""
     if method in PRUNING:
-        plan = prune(model, obs, method, ratio, s["ean_criterion"])
+        plan = prune(model, obs, method, ratio, cfg.ean_criterion)
         return {"kind": "pruning", "kept": {str(k): v for k, v in plan.items()},
                 "unique_experts": sum(len(v) for v in plan.values())}
     if method in MERGING:
-        labels = merge(model, obs, method, ratio, s["merge"][method])
+        labels = merge(model, obs, method, ratio, getattr(cfg.merge, method))
         return {"kind": "merging", "groups": {str(k): v for k, v in labels.items()},
                 "unique_experts": sum(len(set(v)) for v in labels.values())}
     raise ValueError(f"unknown method {method!r}: one of {', '.join(METHODS)}")
@@ -166,8 +167,10 @@ def generation_metrics(prefixes: list[dict[str, Any]], gens: list[list[int]], to
 
 
 # ----------------------------------------------------------------------------- CLI
-def evaluate(s: dict[str, Any], method: str, ratio: int, seed: int, model_dir: Path, data: Path,
+def evaluate(cfg: Settings, method: str, ratio: int, seed: int, model_dir: Path, data: Path,
              obs_path: Path | None, ref_path: Path | None, out: Path, scale: str) -> dict[str, Any]:
+    """Compress the trained model with `method` at `ratio` (calibration seed `seed`) and
+    measure it; the result JSON of one evaluation."""
     device = job_device(scale)
     seed_everything(seed)
     model, tok, meta = load_model(model_dir, device)
@@ -177,30 +180,30 @@ def evaluate(s: dict[str, Any], method: str, ratio: int, seed: int, model_dir: P
         if obs_path is None:
             raise SystemExit(f"{method} needs --obs (calibration statistics)")
         obs = torch.load(obs_path, weights_only=False)["layers"]
-        info = compress(model, obs, method, ratio, s)
+        info = compress(model, obs, method, ratio, cfg)
     t_compress = time.time() - t0
     model.eval()
-    ev = s["eval"]
+    ev = cfg.eval
     metrics: dict[str, float] = {}
-    for kind, n_win in (("code", ev["code_windows"]), ("prose", ev["prose_windows"])):
+    for kind, n_win in (("code", ev.code_windows), ("prose", ev.prose_windows)):
         ids = stream(read_docs(data / "docs.jsonl", split="heldout", kind=kind), tok)
-        r = heldout_loss(model, even_windows(ids, n_win, ev["seq_len"]), ev["batch_size"])
+        r = heldout_loss(model, even_windows(ids, n_win, ev.seq_len), ev.batch_size)
         metrics[f"{kind}_nll"], metrics[f"{kind}_acc"] = r["nll"], r["acc"]
     metrics["nll"] = (metrics["code_nll"] + metrics["prose_nll"]) / 2
     metrics["acc"] = (metrics["code_acc"] + metrics["prose_acc"]) / 2
     prefixes = [json.loads(ln) for ln in (data / "prefixes.jsonl").read_text().splitlines() if ln]
-    prompts = [prompt_ids(tok, p, ev["seq_len"] - ev["max_new_tokens"]) for p in prefixes]
-    gens = greedy(model, tok, prompts, ev["max_new_tokens"], ev["gen_batch_size"])
+    prompts = [prompt_ids(tok, p, ev.seq_len - ev.max_new_tokens) for p in prefixes]
+    gens = greedy(model, tok, prompts, ev.max_new_tokens, ev.gen_batch_size)
     reference = None
     if ref_path is not None:
         reference = [g["tokens"] for g in json.loads(Path(ref_path).read_text())["generations"]]
-    gm, rows = generation_metrics(prefixes, gens, tok, ev["max_new_tokens"], reference)
+    gm, rows = generation_metrics(prefixes, gens, tok, ev.max_new_tokens, reference)
     metrics.update(gm)
-    metrics["gen_score"] = float(np.mean([metrics[k] for k in ev["gen_score_of"]]))
-    if ev["benchmarks"]:
+    metrics["gen_score"] = float(np.mean([metrics[k] for k in ev.gen_score_of]))
+    if ev.benchmarks:
         key = {"method": method, "ratio": ratio, "seed": seed, "obs": file_digest(obs_path),
                "model": meta}
-        bench = run_benchmarks(model, tok.tok, s, out.parent / f".{out.stem}.work", key)
+        bench = run_benchmarks(model, tok.tok, ev, out.parent / f".{out.stem}.work", key)
         metrics.update(bench)
         metrics["code_avg"] = float(np.mean(list(bench.values())))
     res = {
@@ -225,10 +228,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--obs", type=Path, default=None)
     ap.add_argument("--reference", type=Path, default=None)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    if a.method != "unpruned" and a.ratio not in s["ratios"]:
-        raise SystemExit(f"--ratio {a.ratio} is not one of the configured ratios {s['ratios']}")
-    res = evaluate(s, a.method, a.ratio, a.seed, a.model, a.data, a.obs, a.reference, a.out,
+    cfg = load(a.config, a.scale)
+    if a.method != "unpruned" and a.ratio not in cfg.ratios:
+        raise SystemExit(f"--ratio {a.ratio} is not one of the configured ratios {cfg.ratios}")
+    res = evaluate(cfg, a.method, a.ratio, a.seed, a.model, a.data, a.obs, a.reference, a.out,
                    a.scale)
     write_json(a.out, res)
 

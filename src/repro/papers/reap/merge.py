@@ -21,7 +21,7 @@ same.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -29,6 +29,9 @@ from torch import nn
 
 from repro.papers.reap.model import ExpertBank, moe_layers
 from repro.papers.reap.prune import n_removed
+
+if TYPE_CHECKING:
+    from repro.papers.reap.settings import MergeSettings
 
 FP32_EPS = torch.finfo(torch.float32).eps
 
@@ -205,15 +208,17 @@ def merge_layer(bank: ExpertBank, labels: list[int], proba: torch.Tensor, permut
 
 
 def merge(model: nn.Module, obs: dict[int, dict[str, Any]], method: str, ratio_percent: int,
-          settings: dict[str, Any] | None = None) -> dict[int, list[int]]:
-    """Merge `model`'s experts in place with M-SMoE or HC-SMoE; returns the groups per layer."""
-    settings = settings or {}
+          settings: MergeSettings | None = None) -> dict[int, list[int]]:
+    """Merge `model`'s experts in place with M-SMoE or HC-SMoE; returns the groups per layer.
+    Without `settings`, each method's official defaults (M-SMoE permutes, HC-SMoE does not;
+    average linkage)."""
     if method == "m_smoe":
         labels = m_smoe_labels(obs, ratio_percent)
-        permute = settings.get("permute", True)
+        permute = True if settings is None else settings.permute
     elif method == "hc_smoe":
-        labels = hc_smoe_labels(obs, ratio_percent, settings.get("linkage", "average"))
-        permute = settings.get("permute", False)
+        linkage = "average" if settings is None else settings.linkage
+        labels = hc_smoe_labels(obs, ratio_percent, linkage)
+        permute = False if settings is None else settings.permute
     else:
         raise ValueError(f"unknown merging method {method!r}: m_smoe, hc_smoe")
     for layer, bank in moe_layers(model):

@@ -92,11 +92,11 @@ def load_model(path: str | Path, device: str = "cpu") -> tuple[nn.Module, Any, d
     if meta["kind"] == "scratch":
         from transformers import Qwen3MoeForCausalLM
 
-        from repro.papers.reap.data import ByteTokenizer
+        from repro.papers.reap.data import tokenizer
 
         model = Qwen3MoeForCausalLM.from_pretrained(path, dtype=torch.float32)
         model.config._experts_implementation = "eager"
-        return model.to(device).eval(), ByteTokenizer(), meta
+        return model.to(device).eval(), tokenizer(), meta
     model, tok = load_hub(meta, device)
     return model, tok, meta
 

@@ -36,12 +36,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
 from repro.papers.reap.data import random_windows, read_docs, stream
 from repro.papers.reap.model import ExpertBank, job_device, load_model, model_device, moe_layers
+from repro.papers.reap.settings import CalibrationConfig, load
 
 log = get_logger("reap.observe")
 
@@ -171,7 +172,7 @@ class Observer:
 
 
 # ----------------------------------------------------------------------------- samples
-def stdlib_batches(data: Path, cal: dict[str, Any], tok: Any, seed: int
+def stdlib_batches(data: Path, cal: CalibrationConfig, tok: Any, seed: int
                    ) -> list[dict[str, torch.Tensor]]:
     """Random windows of the calib split (code and prose, prose_fraction of them prose),
     drawn with the calibration seed."""
@@ -179,18 +180,18 @@ def stdlib_batches(data: Path, cal: dict[str, Any], tok: Any, seed: int
     code = stream([d for d in docs if d["kind"] == "code"], tok)
     prose = stream([d for d in docs if d["kind"] == "prose"], tok)
     rng = np.random.default_rng(seed)
-    n, L = cal["n_samples"], cal["seq_len"]
-    n_prose = int(round(n * cal["prose_fraction"])) if len(prose) > L else 0
+    n, L = cal.n_samples, cal.seq_len
+    n_prose = int(round(n * cal.prose_fraction)) if len(prose) > L else 0
     wins = [random_windows(code, n - n_prose, L, rng)]
     if n_prose:
         wins.append(random_windows(prose, n_prose, L, rng))
     ids = torch.from_numpy(np.concatenate(wins))
     ids = ids[torch.from_numpy(rng.permutation(len(ids)))]
-    bs = cal["batch_size"]
+    bs = cal.batch_size
     return [{"input_ids": ids[i: i + bs]} for i in range(0, len(ids), bs)]
 
 
-def evol_batches(data: Path, cal: dict[str, Any], tok: Any, seed: int
+def evol_batches(data: Path, cal: CalibrationConfig, tok: Any, seed: int
                  ) -> list[dict[str, torch.Tensor]]:
     """The paper's calibration (official data.py, packed): evol-codealpaca rows in the chat
     template, drawn at random without replacement with the seed, packed into sequences of
@@ -200,9 +201,9 @@ def evol_batches(data: Path, cal: dict[str, Any], tok: Any, seed: int
         raise SystemExit(f"{data}/calibration.jsonl is empty: rerun reap_fetch at full scale")
     rng = np.random.default_rng(seed)
     order = iter(rng.permutation(len(rows)))
-    L = cal["seq_len"]
+    L = cal.seq_len
     batches = []
-    for _ in range(cal["n_samples"]):
+    for _ in range(cal.n_samples):
         seq = torch.zeros((1, L), dtype=torch.long)
         mask = torch.zeros((1, L), dtype=torch.long)
         pos = 0
@@ -253,14 +254,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--summary", required=True, type=Path)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
+    cal = load(a.config, a.scale).calibration
     device = job_device(a.scale)
     seed_everything(a.seed)
     model, tok, meta = load_model(a.model, device)
-    cal = s["calibration"]
-    batches = (evol_batches if cal["source"] == "evol_codealpaca" else stdlib_batches)(
+    batches = (evol_batches if cal.source == "evol_codealpaca" else stdlib_batches)(
         a.data, cal, tok, a.seed)
-    obs_model = Observer(model, renormalize=cal["renormalize_router_weights"])
+    obs_model = Observer(model, renormalize=cal.renormalize_router_weights)
     obs = obs_model.observe(batches)
     obs_model.close()
     top_k = next(moe_layers(model))[1].top_k

@@ -20,7 +20,8 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.reap.settings import GapConfig, settings_of
 
 PAPER_SETTING = "paper, Qwen3-30B-A3B, code avg (EvalPlus/LiveCodeBench...)"
 LABELS = {"unpruned": "unpruned", "frequency": "frequency", "ean": "EAN", "reap": "REAP",
@@ -50,7 +51,7 @@ def eval_records(evals: list[dict[str, Any]], seeds: list[int]) -> list[dict[str
     return recs
 
 
-def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: list[int],
+def damage_avoided(records: list[dict[str, Any]], gap: GapConfig, ratios: list[int],
                    pruners: list[str] | None = None) -> list[dict[str, Any]]:
     """(P - M) / (U - M) per seed and ratio: the share of merging's damage (U - M) that a
     pruning method P avoids, on the generative and on the discriminative metric (M = mean of
@@ -58,17 +59,17 @@ def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: l
     higher is better, alike). `gap.pruning` first; `pruners` adds the others for the table."""
     val = {(r["method"], r["metric"], r["seed"]): r["value"] for r in records}
     out = []
-    for pruner in dict.fromkeys([gap["pruning"], *(pruners or [])]):
+    for pruner in dict.fromkeys([gap.pruning, *(pruners or [])]):
         seeds = sorted({r["seed"] for r in records if r["method"] == pruner})
         for ratio in ratios:
             for kind in ("generative", "discriminative"):
-                metric = gap[kind]
+                metric = getattr(gap, kind)
                 for s in seeds:
                     try:
                         u = val[("unpruned", metric, s)]
                         p = val[(pruner, f"{metric}@{ratio}", s)]
                         m = float(np.mean([val[(mm, f"{metric}@{ratio}", s)]
-                                           for mm in gap["merging"]]))
+                                           for mm in gap.merging]))
                     except KeyError:
                         continue
                     if u == m:
@@ -77,13 +78,6 @@ def damage_avoided(records: list[dict[str, Any]], gap: dict[str, Any], ratios: l
                                 "metric": f"damage_avoided_{kind}@{ratio}", "seed": s,
                                 "value": (p - m) / (u - m)})
     return out
-
-
-def _pm(values: list[float], digits: int = 3) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.{digits}f} ± {s:.{digits}f}" if len(values) > 1 else f"{m:.{digits}f}"
 
 
 def _values(records: list[dict[str, Any]]) -> dict[tuple[str, str], list[float]]:
@@ -117,7 +111,7 @@ def main_table(evals: list[dict[str, Any]], records: list[dict[str, Any]], metho
             "seeds": len({x["seed"] for x in e}) if method != "unpruned" else 1,
         }
         for k in present:
-            row[k] = _pm(vals[(method, metric_name(k, ratio))])
+            row[k] = pm(vals[(method, metric_name(k, ratio))])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -132,9 +126,9 @@ def paper_table(records: list[dict[str, Any]], reported: list[dict[str, Any]],
         rows.append({
             "method": LABELS.get(method, method),
             "compression": f"{r}%",
-            "ours: gen score": _pm(vals[(method, metric_name("gen_score", r))]),
-            "ours: held-out NLL": _pm(vals[(method, metric_name("nll", r))]),
-            "ours: code avg (EvalPlus/LCB, full only)": _pm(
+            "ours: gen score": pm(vals[(method, metric_name("gen_score", r))]),
+            "ours: held-out NLL": pm(vals[(method, metric_name("nll", r))]),
+            "ours: code avg (EvalPlus/LCB, full only)": pm(
                 vals[(method, metric_name("code_avg", r))]),
             PAPER_SETTING: paper_value(reported, method, metric_name("code_avg", r),
                                        PAPER_SETTING),
@@ -153,13 +147,13 @@ def router_table(train_log: dict[str, Any], summaries: list[dict[str, Any]]) -> 
         if init and trained:
             row["router entropy, init"] = round(init["router_entropy"][int(layer)], 4)
             row["router entropy, trained"] = round(trained["router_entropy"][int(layer)], 4)
-        row["router entropy, calibration"] = _pm([p["router_entropy"] for p in per], 4)
-        row["usage balance, calibration"] = _pm([p["usage_balance"] for p in per], 4)
+        row["router entropy, calibration"] = pm([p["router_entropy"] for p in per], 4)
+        row["usage balance, calibration"] = pm([p["usage_balance"] for p in per], 4)
         if init:
             row["usage balance, init"] = round(init["usage_balance"][int(layer)], 4)
-        row["max expert share"] = _pm([p["max_expert_share"] for p in per], 4)
-        row["min expert share"] = _pm([p["min_expert_share"] for p in per], 4)
-        row["unused experts"] = _pm([float(p["unused_experts"]) for p in per], 1)
+        row["max expert share"] = pm([p["max_expert_share"] for p in per], 4)
+        row["min expert share"] = pm([p["min_expert_share"] for p in per], 4)
+        row["unused experts"] = pm([float(p["unused_experts"]) for p in per], 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -173,7 +167,7 @@ def gap_table(records: list[dict[str, Any]], ratios: list[int]) -> pd.DataFrame:
             row = {"compression": f"{ratio}%",
                    "pruning method": LABELS.get(pruner.removesuffix("_vs_merging"), pruner)}
             for kind in ("generative", "discriminative"):
-                row[f"{kind}: share of merging's damage avoided"] = _pm(
+                row[f"{kind}: share of merging's damage avoided"] = pm(
                     vals[(pruner, f"damage_avoided_{kind}@{ratio}")])
             rows.append(row)
     return pd.DataFrame(rows)
@@ -240,28 +234,28 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--observations", nargs="+", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
     a = ap.parse_args(argv)
-    raw = load_yaml(a.config)
-    s = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     train_log = read_json(a.train_log)
     summaries = [read_json(p) for p in a.observations]
     evals = [read_json(p) for p in a.evals]
-    methods, ratios = s["methods"], s["ratios"]
-    records = eval_records(evals, s["seeds"])
-    records += damage_avoided(records, s["gap"], ratios,
+    methods, ratios = cfg.methods, cfg.ratios
+    records = eval_records(evals, cfg.seeds)
+    records += damage_avoided(records, cfg.gap, ratios,
                               [m for m in methods if m in ("frequency", "ean", "reap")])
 
     tables = a.out / "tables"
     write_table(main_table(evals, records, methods, ratios), tables, "compression",
-                f"Compressed MoE (scale {a.scale}), mean ± sd over calibration seeds "
-                f"{s['seeds']}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
+                f"Compressed MoE (scale {a.scale}), {PM} over calibration seeds "
+                f"{cfg.seeds}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
                 "on stdlib code and reference-manual prose. Generative: greedy continuations of "
                 "held-out function prefixes: parse rate, next-line exact match, agreement with "
                 "the unpruned model (1 - token edit distance), first divergence; gen_score = mean "
-                f"of {s['eval']['gen_score_of']}. Merged models keep every router row (experts "
+                f"of {cfg.eval.gen_score_of}. Merged models keep every router row (experts "
                 "of a group share weights): experts/layer counts distinct experts.")
     write_table(paper_table(records, reported, methods, ratios), tables, "paper_comparison",
-                f"Ours (scale {a.scale}; gen score = mean of {s['eval']['gen_score_of']}, "
+                f"Ours (scale {a.scale}; gen score = mean of {cfg.eval.gen_score_of}, "
                 "held-out NLL = code and prose mean) beside the paper's Qwen3-30B-A3B code "
                 "average at 50% (its 25% numbers are not in our sources). Different models "
                 "and benchmarks: compare orderings, not values.")
@@ -269,12 +263,12 @@ def main(argv: list[str] | None = None) -> None:
                 "Router before pruning: mean per-token router entropy / log E (1 = uniform, "
                 "as a fresh router) and expert-usage balance (entropy of routed shares / log E), "
                 "at initialisation and after training (training windows) and on the "
-                "calibration samples (mean ± sd over seeds).")
+                f"calibration samples ({PM} over seeds).")
     write_table(gap_table(records, ratios), tables, "merging_gap",
                 "Share of merging's damage avoided by pruning, (P - M) / (U - M): U unpruned, "
-                f"P a pruning method (the claim uses {s['gap']['pruning']}), M mean of "
-                f"{s['gap']['merging']}; generative = "
-                f"{s['gap']['generative']}, discriminative = {s['gap']['discriminative']}. "
+                f"P a pruning method (the claim uses {cfg.gap.pruning}), M mean of "
+                f"{cfg.gap.merging}; generative = "
+                f"{cfg.gap.generative}, discriminative = {cfg.gap.discriminative}. "
                 "Larger on the generative side = merging falls further behind there.")
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers (not ours), with their source and setting.")

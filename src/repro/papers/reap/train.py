@@ -35,12 +35,13 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from repro.core.config import job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
-from repro.papers.reap.data import ByteTokenizer, random_windows, read_docs, stream
+from repro.papers.reap.data import random_windows, read_docs, stream, tokenizer
 from repro.papers.reap.model import count_params, new_model, save_model
+from repro.papers.reap.settings import Settings, TrainConfig, load
 
 log = get_logger("reap.train")
 
@@ -97,35 +98,36 @@ def batch(code: np.ndarray, prose: np.ndarray, n: int, seq_len: int, prose_fract
     return torch.from_numpy(np.concatenate(parts))
 
 
-def lr_at(t: dict[str, Any], step: int) -> float:
+def lr_at(t: TrainConfig, step: int) -> float:
     """Linear warm-up, then cosine decay to 10% of the peak."""
-    if step < t["warmup"]:
-        return t["lr"] * (step + 1) / t["warmup"]
-    frac = (step - t["warmup"]) / max(1, t["steps"] - t["warmup"])
-    return t["lr"] * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+    if step < t.warmup:
+        return t.lr * (step + 1) / t.warmup
+    frac = (step - t.warmup) / max(1, t.steps - t.warmup)
+    return t.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
 
 
 def _resume_dir(out: Path) -> Path:
     return out.parent / f".{out.name}.resume"
 
 
-def train(s: dict[str, Any], data: Path, out: Path) -> None:
-    t, m = s["train"], s["model"]
-    torch.set_num_threads(int(t["threads"]))
-    seed_everything(t["seed"])
-    tok = ByteTokenizer()
+def train(cfg: Settings, data: Path, out: Path) -> None:
+    """Train the MoE of `cfg.model` with `cfg.train`; writes the model and train_log.json."""
+    t, m = cfg.train, cfg.model
+    torch.set_num_threads(int(t.threads))
+    seed_everything(t.seed)
+    tok = tokenizer()
     docs = read_docs(data / "docs.jsonl", split="train")
     code = stream([d for d in docs if d["kind"] == "code"], tok)
     prose = stream([d for d in docs if d["kind"] == "prose"], tok)
     log.info("train stream: %d code + %d prose tokens", len(code), len(prose))
-    model = new_model(m, tok, t["seed"])
+    model = new_model(m, tok, t.seed)
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=t["lr"], betas=(0.9, 0.95),
-                            weight_decay=t["weight_decay"])
-    rng = np.random.default_rng(t["seed"])
+    opt = torch.optim.AdamW(model.parameters(), lr=t.lr, betas=(0.9, 0.95),
+                            weight_decay=t.weight_decay)
+    rng = np.random.default_rng(t.seed)
     steps: list[dict[str, Any]] = []
     resume = _resume_dir(out) / "state.pt"
-    if t["checkpoint_every"] and resume.exists():
+    if t.checkpoint_every and resume.exists():
         st = torch.load(resume, weights_only=False)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
@@ -134,19 +136,19 @@ def train(s: dict[str, Any], data: Path, out: Path) -> None:
         steps = st["steps"]
         log.info("resuming at step %d", len(steps))
     t0 = time.time()
-    for step in progress(range(len(steps), t["steps"]), desc="reap train", total=t["steps"]):
+    for step in progress(range(len(steps), t.steps), desc="reap train", total=t.steps):
         for g in opt.param_groups:
             g["lr"] = lr_at(t, step)
-        x = batch(code, prose, t["batch_size"], t["seq_len"], t["prose_fraction"], rng)
+        x = batch(code, prose, t.batch_size, t.seq_len, t.prose_fraction, rng)
         out_ = model(input_ids=x, labels=x, output_router_logits=True)
         lm = out_.loss - model.router_aux_loss_coef * out_.aux_loss
-        aux = balance_loss(out_.router_logits, m, t["load_balancing"])
+        aux = balance_loss(out_.router_logits, m, t.load_balancing)
         opt.zero_grad(set_to_none=True)
         (lm + m["router_aux_loss_coef"] * aux).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), t["grad_clip"])
+        torch.nn.utils.clip_grad_norm_(model.parameters(), t.grad_clip)
         rec: dict[str, Any] = {"step": step + 1, "lm_loss": float(lm.detach()),
                                "aux_loss": float(aux.detach())}
-        if step == 0 or (step + 1) % t["log_every"] == 0 or step + 1 == t["steps"]:
+        if step == 0 or (step + 1) % t.log_every == 0 or step + 1 == t.steps:
             rs = router_stats(out_.router_logits, m["top_k"])
             rec.update({k: rs[k] for k in ("router_entropy_mean", "usage_balance_mean")})
             log.info("step %d lm %.3f aux %.3f router entropy %.3f usage balance %.3f (%.0fs)",
@@ -154,8 +156,8 @@ def train(s: dict[str, Any], data: Path, out: Path) -> None:
                      rec["usage_balance_mean"], time.time() - t0)
         opt.step()
         steps.append(rec)
-        last = step + 1 == t["steps"]
-        if t["checkpoint_every"] and (step + 1) % t["checkpoint_every"] == 0 and not last:
+        last = step + 1 == t.steps
+        if t.checkpoint_every and (step + 1) % t.checkpoint_every == 0 and not last:
             with atomic_path(resume) as tmp:
                 torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
                             "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
@@ -163,19 +165,19 @@ def train(s: dict[str, Any], data: Path, out: Path) -> None:
     wall = time.time() - t0
     # Router statistics of the initial and the trained model on the same fresh training windows.
     model.eval()
-    probe = batch(code, prose, t["probe_windows"], t["seq_len"], t["prose_fraction"],
-                  np.random.default_rng(t["seed"] + 1))
+    probe = batch(code, prose, t.probe_windows, t.seq_len, t.prose_fraction,
+                  np.random.default_rng(t.seed + 1))
     with torch.no_grad():
         trained = router_stats(model(input_ids=probe, output_router_logits=True).router_logits,
                                m["top_k"])
-        init = router_stats(new_model(m, tok, t["seed"]).eval()(
+        init = router_stats(new_model(m, tok, t.seed).eval()(
             input_ids=probe, output_router_logits=True).router_logits, m["top_k"])
     log.info("trained %d steps in %.0fs: router entropy %.3f -> %.3f, usage balance %.3f",
-             t["steps"], wall, init["router_entropy_mean"], trained["router_entropy_mean"],
+             t.steps, wall, init["router_entropy_mean"], trained["router_entropy_mean"],
              trained["usage_balance_mean"])
     meta = {"kind": "scratch", "tokenizer": "byte", **count_params(model)}
     train_log = {"steps": steps, "wall_s": wall, "router_init": init, "router_trained": trained,
-                 "tokens_seen": t["steps"] * t["batch_size"] * t["seq_len"], **meta}
+                 "tokens_seen": t.steps * t.batch_size * t.seq_len, **meta}
     with atomic_path(out) as tmp:
         save_model(model, tmp, meta)
         write_json(tmp / "train_log.json", train_log)
@@ -186,8 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
     ap.add_argument("--data", required=True, type=Path)
     a = ap.parse_args(argv)
-    s = load_settings(a.config, a.scale)
-    m = s["model"]
+    cfg = load(a.config, a.scale)
+    m = cfg.model
     if m["kind"] == "pretrained":  # full: the released checkpoint, not trained here
         with atomic_path(a.out) as tmp:
             tmp.mkdir(parents=True)
@@ -195,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
             write_json(tmp / "model.json", {"kind": "pretrained", **{k: m[k] for k in keys}})
             write_json(tmp / "train_log.json", {"steps": [], "pretrained": m["model_id"]})
         return
-    train(s, a.data, a.out)
+    train(cfg, a.data, a.out)
 
 
 if __name__ == "__main__":

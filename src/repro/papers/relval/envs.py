@@ -16,11 +16,8 @@ life loss, which is not cleanrl's EpisodicLife. The learner instead treats a dro
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import gymnasium as gym
-
-CLASSIC_ENVS = ("CartPole-v1", "Acrobot-v1")
 
 
 def is_atari(env_id: str) -> bool:
@@ -34,24 +31,28 @@ def ale_game_name(env_id: str) -> str:
 
 
 def make_env(
-    env_id: str, n_envs: int, seed: int, settings: dict[str, Any] | None = None
+    env_id: str,
+    n_envs: int,
+    seed: int,
+    atari_threads: int = 1,
+    repeat_action_probability: float = 0.0,
+    max_frames_per_episode: int = 108_000,
 ) -> gym.vector.VectorEnv:
     """A NEXT_STEP-autoreset vector env of `n_envs` copies (seeded on the first reset).
 
     `seed` is not applied here: the caller passes it to `reset(seed=seed)` (gymnasium seeds the
-    sub-envs seed, seed+1, ...). Settings used (optional): `atari_threads`,
-    `repeat_action_probability`, `max_frames_per_episode`.
+    sub-envs seed, seed+1, ...). The Atari-only arguments are ALE's (threads, sticky actions,
+    frame cap per episode).
     """
-    settings = settings or {}
     if is_atari(env_id):
         from ale_py.vector_env import AtariVectorEnv
 
         return AtariVectorEnv(
             ale_game_name(env_id),
             n_envs,
-            num_threads=int(settings.get("atari_threads", 1)),
-            repeat_action_probability=float(settings.get("repeat_action_probability", 0.0)),
-            max_num_frames_per_episode=int(settings.get("max_frames_per_episode", 108_000)),
+            num_threads=int(atari_threads),
+            repeat_action_probability=float(repeat_action_probability),
+            max_num_frames_per_episode=int(max_frames_per_episode),
             autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP,
             noop_max=30,
             frameskip=4,

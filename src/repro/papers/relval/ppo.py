@@ -57,15 +57,7 @@ from torch import nn
 
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import is_atari, make_env
-
-PPO_KEYS = ("total_steps", "n_envs", "n_steps", "lr", "anneal_lr", "gamma", "gae_lambda",
-            "n_minibatches", "update_epochs", "clip_coef", "ent_coef", "vf_coef",
-            "max_grad_norm", "norm_adv", "clip_vloss")
-RV_DEFAULTS: dict[str, Any] = {"loss_coef": 1.25, "clip": 0.15, "n_step": 5,
-                               "same_episode_prob": 0.33, "offsets": True, "head": "pair",
-                               "terminal": "state"}
-RV_TERMINALS = ("state", "vhat", "case_split")
-
+from repro.papers.relval.settings import PPOConfig, RVConfig
 
 # --------------------------------------------------------------------------------------------
 # Rollouts
@@ -236,7 +228,7 @@ class RVTables:
     vz: torch.Tensor | None = None  # (T+1, N) Delta_old(s, z), for terminal="state"
 
 
-def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma: float,
+def rv_tables(agent: ActorCritic, ro: Rollout, rv: RVConfig, n: int, gamma: float,
               device: str) -> RVTables:
     T1, N = ro.obs.shape[:2]
     flat = ro.obs.reshape(T1 * N, *ro.obs.shape[2:])
@@ -248,12 +240,12 @@ def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma
     with torch.no_grad():
         vhat = head_old(e.view(T1 * N, -1), e_anc.reshape(T1 * N, -1)).view(T1, N)
     vz = None
-    if rv["terminal"] == "state":  # offsets: the anchors' differences to the terminal state
+    if rv.terminal == "state":  # offsets: the anchors' differences to the terminal state
         e_z = agent.terminal.detach().clone().expand(T1 * N, -1)
         with torch.no_grad():
             vz = head_old(e.view(T1 * N, -1), e_z).view(T1, N)
         vhat = vhat + vz[torch.as_tensor(anc), torch.as_tensor(cols)]
-    elif rv["offsets"]:
+    elif rv.offsets:
         starts = np.flatnonzero((anc == np.arange(T1)[:, None]).ravel())  # flat (t, e) anchors
         off = trajectory_offsets(head_old, e.view(T1 * N, -1)[torch.as_tensor(starts)])
         table = torch.zeros(T1 * N, device=e.device)
@@ -263,7 +255,7 @@ def rv_tables(agent: ActorCritic, ro: Rollout, rv: dict[str, Any], n: int, gamma
     seg = (anc[:-1] * N + np.arange(N)).astype(np.int64)
     as_t = lambda a: torch.as_tensor(a, device=e.device)  # noqa: E731
     return RVTables(e, vhat, head_old, as_t(L), as_t(cum).float(), as_t(ends), seg,
-                    as_t(ro.rewards).float(), rv["terminal"], vz)
+                    as_t(ro.rewards).float(), rv.terminal, vz)
 
 
 def sample_partners(i: np.ndarray, seg: np.ndarray, valid_idx: np.ndarray, p_same: float,
@@ -349,26 +341,24 @@ def _recent_mean(episodes: list[list[float]], k: int = 10) -> float:
     return float(np.mean([ep[1] for ep in episodes[-k:]]))
 
 
-def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
+def train(cfg: PPOConfig, env_id: str, agent: str, seed: int,
           log: Callable[[str], None] = print, device: str = "cpu") -> dict[str, Any]:
     """Train one agent on one env; returns curve, episodes, final_return, sps and settings."""
-    missing = [k for k in PPO_KEYS if k not in settings]
-    if missing:
-        raise ValueError(f"ppo settings: missing {missing}")
-    s = settings
-    rv = {**RV_DEFAULTS, **(s.get("rv") or {})}
-    if rv["terminal"] not in RV_TERMINALS:
-        raise ValueError(f"rv.terminal: {rv['terminal']!r} is not one of {', '.join(RV_TERMINALS)}")
+    rv = cfg.rv
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    envs = make_env(env_id, int(s["n_envs"]), seed, s)
+    ale = {k: v for k, v in (("atari_threads", cfg.atari_threads),
+                             ("repeat_action_probability", cfg.repeat_action_probability),
+                             ("max_frames_per_episode", cfg.max_frames_per_episode))
+           if v is not None}
+    envs = make_env(env_id, int(cfg.n_envs), seed, **ale)
     st = start(envs, seed)
     net = ActorCritic(st.obs.shape[1:], int(envs.single_action_space.n), agent,
-                      rv_head=rv["head"], terminal_state=rv["terminal"] == "state").to(device)
-    opt = torch.optim.Adam(net.parameters(), lr=float(s["lr"]), eps=1e-5)
-    N, T = int(s["n_envs"]), int(s["n_steps"])
-    n_updates = max(1, int(s["total_steps"]) // (N * T))
-    gamma, lam = float(s["gamma"]), float(s["gae_lambda"])
+                      rv_head=rv.head, terminal_state=rv.terminal == "state").to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=float(cfg.lr), eps=1e-5)
+    N, T = int(cfg.n_envs), int(cfg.n_steps)
+    n_updates = max(1, int(cfg.total_steps) // (N * T))
+    gamma, lam = float(cfg.gamma), float(cfg.gae_lambda)
 
     def act(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with torch.no_grad():
@@ -381,15 +371,15 @@ def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
     episodes: list[list[float]] = []
     t0 = time.time()
     for update in range(1, n_updates + 1):
-        if s["anneal_lr"]:
-            opt.param_groups[0]["lr"] = float(s["lr"]) * (1.0 - (update - 1) / n_updates)
+        if cfg.anneal_lr:
+            opt.param_groups[0]["lr"] = float(cfg.lr) * (1.0 - (update - 1) / n_updates)
         net.eval()
         ro, eps = collect(envs, act, st, T, clip_rewards=is_atari(env_id))
         episodes += eps
         T1 = T + 1
         flat_obs = ro.obs.reshape(T1 * N, *ro.obs.shape[2:])
         if net.relative:
-            tb = rv_tables(net, ro, rv, anneal_int(rv["n_step"], (update - 1) / n_updates),
+            tb = rv_tables(net, ro, rv, anneal_int(rv.n_step, (update - 1) / n_updates),
                            gamma, device)
             values = tb.vhat.cpu().numpy().astype(np.float64)
         else:
@@ -405,8 +395,8 @@ def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
         b_ret = torch.as_tensor(returns.ravel(), device=device, dtype=torch.float32)
         b_val = torch.as_tensor(values[:-1].ravel(), device=device, dtype=torch.float32)
         net.train()
-        for _ in range(int(s["update_epochs"])):
-            for mb in np.array_split(rng.permutation(valid_idx), int(s["n_minibatches"])):
+        for _ in range(int(cfg.update_epochs)):
+            for mb in np.array_split(rng.permutation(valid_idx), int(cfg.n_minibatches)):
                 if len(mb) < 2:
                     continue
                 h_a, h_c = net.features(torch.as_tensor(b_obs[mb], device=device))
@@ -414,29 +404,28 @@ def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
                 mbt = torch.as_tensor(mb, device=device)
                 ratio = (dist.log_prob(b_act[mbt]) - b_lp[mbt]).exp()
                 a = b_adv[mbt]
-                if s["norm_adv"]:
+                if cfg.norm_adv:
                     a = (a - a.mean()) / (a.std() + 1e-8)
-                c = float(s["clip_coef"])
+                c = float(cfg.clip_coef)
                 pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - c, 1 + c)).mean()
                 if net.relative:
-                    j = sample_partners(mb, tb.seg, valid_idx, float(rv["same_episode_prob"]),
+                    j = sample_partners(mb, tb.seg, valid_idx, float(rv.same_episode_prob),
                                         rng)
-                    v_loss = rv_loss(net, tb, h_c, ro.obs, mb, j, gamma, float(rv["clip"]),
-                                     device)
-                    v_coef = float(rv["loss_coef"])
+                    v_loss = rv_loss(net, tb, h_c, ro.obs, mb, j, gamma, float(rv.clip), device)
+                    v_coef = float(rv.loss_coef)
                 else:
                     v = net.value(h_c)
-                    if s["clip_vloss"]:
+                    if cfg.clip_vloss:
                         vc = b_val[mbt] + (v - b_val[mbt]).clamp(-c, c)
                         v_loss = 0.5 * torch.max((v - b_ret[mbt]) ** 2,
                                                  (vc - b_ret[mbt]) ** 2).mean()
                     else:
                         v_loss = 0.5 * ((v - b_ret[mbt]) ** 2).mean()
-                    v_coef = float(s["vf_coef"])
-                loss = pg_loss - float(s["ent_coef"]) * dist.entropy().mean() + v_coef * v_loss
+                    v_coef = float(cfg.vf_coef)
+                loss = pg_loss - float(cfg.ent_coef) * dist.entropy().mean() + v_coef * v_loss
                 opt.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), float(s["max_grad_norm"]))
+                nn.utils.clip_grad_norm_(net.parameters(), float(cfg.max_grad_norm))
                 opt.step()
         if episodes:
             curve.append([st.global_step, _recent_mean(episodes)])
@@ -449,4 +438,4 @@ def train(settings: dict[str, Any], env_id: str, agent: str, seed: int,
     k = max(10, math.ceil(0.1 * len(episodes)))
     final = float(np.mean([ep[1] for ep in episodes[-k:]])) if episodes else float("nan")
     return {"curve": curve, "episodes": episodes, "final_return": final,
-            "sps": st.global_step / (time.time() - t0), "settings": s}
+            "sps": st.global_step / (time.time() - t0), "settings": cfg.given()}

@@ -18,18 +18,12 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
-from repro.core.tables import mean_sd, paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
+from repro.papers.relval.settings import settings_of
 from repro.papers.relval.theory import theory_table
 
 PAPER_SETTING = "Atari, 40M frames, 10 seeds"
 STYLES = {"ppo": dict(color="tab:blue"), "ppo_rv": dict(color="tab:red", lw=2.0)}
-
-
-def _pm(values: list[float]) -> str:
-    if not values:
-        return "-"
-    m, s = mean_sd(values)
-    return f"{m:.4g} ± {s:.2g}"
 
 
 def run_records(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -104,8 +98,8 @@ def returns_table(records: list[dict[str, Any]], envs: list[str], agents: list[s
             rows.append({
                 "env": env,
                 "agent": agent,
-                "final return (ours)": _pm(vals[(agent, f"{env}/final_return")]),
-                "first-episodes return (ours)": _pm(vals[(agent, f"{env}/initial_return")]),
+                "final return (ours)": pm(vals[(agent, f"{env}/final_return")], 4, "g"),
+                "first-episodes return (ours)": pm(vals[(agent, f"{env}/initial_return")], 4, "g"),
                 "seeds": len(vals[(agent, f"{env}/final_return")]),
                 f"final return (paper: {PAPER_SETTING})": paper_value(
                     reported, agent, f"{env}/final_return", PAPER_SETTING),
@@ -142,23 +136,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", nargs="+", required=True)
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    settings = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     theory = read_json(a.theory)
     runs = [read_json(p) for p in a.runs]
     run_recs = [rec for r in runs for rec in run_records(r)]
-    atari_runs = [r for r in runs if r["env"] in settings["atari"]]
-    agg, agg_recs = atari_aggregate(atari_runs, settings["atari_scores"])
+    atari_runs = [r for r in runs if r["env"] in cfg.atari]
+    agg, agg_recs = atari_aggregate(atari_runs, cfg.atari_scores)
     records = theory["records"] + run_recs + agg_recs
 
     tables = a.out / "tables"
     write_table(pd.DataFrame(theory_table(theory)), tables, "theory",
                 f"Exact checks on random finite MDPs (scale {a.scale}; worst case over seeds). "
                 "Controls must fail; findings are reported, not judged.")
-    envs = [*settings["classic"], *settings["atari"]]
-    write_table(returns_table(run_recs, envs, settings["agents"], reported), tables, "returns",
-                f"Final return (scale {a.scale}): mean ± sd over seeds of each run's mean return "
+    envs = [*cfg.classic, *cfg.atari]
+    write_table(returns_table(run_recs, envs, cfg.agents, reported), tables, "returns",
+                f"Final return (scale {a.scale}): {PM} over seeds of each run's mean return "
                 "over its last 10% of finished episodes (Atari: full-game scores, unclipped). "
                 f"The paper's column is its {PAPER_SETTING} setting, not comparable in budget.")
     write_table(agg if len(agg) else pd.DataFrame({"note": ["no Atari runs"]}), tables,

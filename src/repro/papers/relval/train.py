@@ -4,29 +4,18 @@
         --env CartPole-v1 --agent ppo_rv --seed 0 --out results/.../seed0.json
 
 Settings: `ppo` deep-merged with `envs[<env>]` (per-env overrides), plus `rv` for the relative
-critic. CPU with one intra-op thread (reproducible, and Snakemake runs jobs side by side) unless
---device cuda; --scale full requires a GPU.
+critic, typed as `settings.PPOConfig` and passed down as that. CPU with one intra-op thread
+(reproducible, and Snakemake runs jobs side by side) unless --device cuda; --scale full
+requires a GPU.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from repro.core.config import deep_merge, job_parser, load_settings
+from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.relval.agent import AGENTS
-
-
-def run_settings(s: dict[str, Any], env_id: str) -> dict[str, Any]:
-    """The learner's settings for one env: ppo + envs[env_id] overrides, with rv attached."""
-    merged = deep_merge(s["ppo"], (s.get("envs") or {}).get(env_id) or {})
-    merged["rv"] = deep_merge(s.get("rv") or {}, merged.get("rv") or {})
-    return merged
-
-
-def allowed_envs(s: dict[str, Any]) -> list[str]:
-    return sorted({*s.get("classic", []), *s.get("atari", []), *(s.get("envs") or {})})
+from repro.papers.relval.settings import load
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,13 +26,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = ap.parse_args(argv)
 
-    s = load_settings(args.config, args.scale)
+    s = load(args.config, args.scale)
     if args.agent not in AGENTS:
         raise SystemExit(f"unknown agent {args.agent!r}: allowed are {', '.join(AGENTS)}")
-    envs = allowed_envs(s)
+    envs = s.allowed_envs()
     if args.env not in envs:
         raise SystemExit(f"unknown env {args.env!r} at scale {args.scale}: allowed are "
                          f"{', '.join(envs)}")
+    cfg = s.run_config(args.env)
 
     import torch  # noqa: F401  (so seed_everything / limit_cpu_threads see it)
 
@@ -61,8 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(args.seed)
     log = get_logger(f"relval.train.{args.agent}", args.log)
-    result = train(run_settings(s, args.env), args.env, args.agent, args.seed,
-                   log=log.info, device=device)
+    result = train(cfg, args.env, args.agent, args.seed, log=log.info, device=device)
     result.update(env=args.env, agent=args.agent, seed=args.seed, scale=args.scale,
                   device=device)
     result["records"] = [{"method": args.agent, "metric": f"{args.env}/final_return",

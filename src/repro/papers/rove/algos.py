@@ -20,11 +20,11 @@ DAPO's clip-higher; all read clip_eps / clip_eps_high / kl_beta from the shared 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
 from repro.core.rlvr.objectives import Objective, PPOObjective, group_stats, masked_mean
+from repro.core.rlvr.tasks import TaskConfig
 
 METHODS = ("grpo", "grpo_kl", "grpo_clip_higher", "rover")
 
@@ -64,12 +64,15 @@ def rover_loss(
 
 @dataclass
 class RoverObjective:
+    """ROVER's loss in the shared RL loop (needs the vocabulary mean of log pi)."""
+
     name: str = "rover"
     rho: float = 1.0
     """ROVER temperature rho (official `rover_t`)"""
     std_norm: bool = False
     """divide r~ by the group std (the Math script does; paper Eq. 4 does not)"""
     mean_vocab: bool = True
+    """the loss reads mean_{a in V} log pi(a|s_t) (the uniform policy's value)"""
     needs_ref: bool = False
     dynamic_sampling: bool = False
 
@@ -82,11 +85,12 @@ class RoverObjective:
         )
 
 
-def make_objective(method: str, block: dict[str, Any]) -> Objective:
-    """The objective of `method`, its settings from the task block's shared `rl:` settings."""
+def make_objective(method: str, task: TaskConfig) -> Objective:
+    """The objective of `method`; its keys (rho, std_norm, clip_eps, clip_eps_high, kl_beta)
+    are the objectives' own keys of the task's shared `rl:` block (`RLConfig.extra`)."""
     if method not in METHODS:
         raise SystemExit(f"unknown method {method!r}: allowed are {', '.join(METHODS)}")
-    rl = block["rl"]
+    rl = task.rl.extra
     if method == "rover":
         return RoverObjective(rho=float(rl.get("rho", 1.0)), std_norm=bool(rl.get("std_norm")))
     eps = float(rl.get("clip_eps", 0.2))

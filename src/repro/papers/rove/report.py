@@ -6,6 +6,7 @@ logs), so it reruns in seconds after `dvc pull` or a plotting change.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +22,35 @@ from repro.core.rlvr.reporting import (
     passk_curves,
     plot_entropy,
     plot_passk,
-    pm,
     train_records,
 )
-from repro.core.tables import paper_value, reported_table, write_table
+from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 from repro.papers.rove import plots
 
 MATH_SETTING = "Qwen3-8B-Base, avg of math benchmarks"
 FIG1_SETTING = "Qwen3-8B-Base, AIME24/25+HMMT25"
 COUNTDOWN_SETTING = "Qwen2.5-3B, Countdown (TinyZero), ~400 steps"
+
+
+@dataclass
+class ReportScale:
+    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
+
+    seeds: list[int]  # the config seeds (captions)
+    countdown_methods: list[str]  # Countdown RL methods, in table order
+    math_methods: list[str]  # math RL methods, in table order
+    math_benchmarks: list[str]  # the math test benchmarks (pooled in the math table)
+    toy_rewarding: list[str]  # the toy's rewarding sequences (policy figure)
+
+    @classmethod
+    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
+        return cls(
+            seeds=[int(x) for x in s["seeds"]],
+            countdown_methods=list(s["countdown"]["methods"]),
+            math_methods=list(s["math"]["methods"]),
+            math_benchmarks=list(s["math"]["data"]["test"]),
+            toy_rewarding=list(s["toy"]["rewarding"]),
+        )
 
 
 def toy_table(toy: dict[str, Any], reported: list[dict[str, Any]]) -> pd.DataFrame:
@@ -124,8 +145,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--math-train-runs", nargs="*", default=[])
     a = ap.parse_args(argv)
 
-    raw = load_yaml(a.config)
-    settings = resolve_scale(raw, a.scale)
+    raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
+    cfg = ReportScale.from_settings(resolve_scale(raw, a.scale))
     reported = raw["reported"]
     toy = read_json(a.toy)
     th = read_json(a.theorem)
@@ -137,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     math_records = [r for ev in math_evals for r in ev["records"]] + train_records(
         math_logs, "math_train_entropy_final"
     )
-    methods = ["base", *settings["countdown"]["methods"]]
+    methods = ["base", *cfg.countdown_methods]
     cd_records = [r for ev in evals for r in ev["records"]] + train_records(logs)
     records = toy["records"] + th["records"] + cd_records + math_records
 
@@ -146,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
         toy_table(toy, reported),
         tables,
         "toy",
-        f"Fig. 5 toy (scale {a.scale}): mean ± sd over {len(settings['seeds'])} seeds; "
+        f"Fig. 5 toy (scale {a.scale}): {PM} over {len(cfg.seeds)} seeds; "
         "the paper's columns are read off its Fig. 5.",
     )
     write_table(
@@ -160,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         countdown_table(cd_records, methods, reported),
         tables,
         "countdown",
-        f"Countdown RL (scale {a.scale}): ours are mean ± sd over seeds on held-out "
+        f"Countdown RL (scale {a.scale}): ours are {PM} over seeds on held-out "
         "problems. Paper columns come from different models and data (labelled), shown "
         "for orientation only.",
     )
@@ -168,14 +189,14 @@ def main(argv: list[str] | None = None) -> None:
         write_table(
             math_table(
                 math_records,
-                ["base", *settings["math"]["methods"]],
+                ["base", *cfg.math_methods],
                 reported,
-                settings["math"]["data"]["test"],
+                cfg.math_benchmarks,
             ),
             tables,
             "math",
-            f"Math RL (scale {a.scale}): ours are mean ± sd over seeds, pooled over the test "
-            f"benchmarks ({', '.join(settings['math']['data']['test'])}); the paper's columns "
+            f"Math RL (scale {a.scale}): ours are {PM} over seeds, pooled over the test "
+            f"benchmarks ({', '.join(cfg.math_benchmarks)}); the paper's columns "
             "are Qwen3-8B-Base (Fig. 1: AIME24/25+HMMT25; Tab. 1: avg of its math benchmarks). "
             "Only the full scale is the paper's setting.",
         )
@@ -187,8 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     figs = a.out / "figures"
-    rewarding = settings["toy"]["rewarding"]
-    plots.plot_toy_policies(toy["policies"], rewarding, figs / "toy_policies.png")
+    plots.plot_toy_policies(toy["policies"], cfg.toy_rewarding, figs / "toy_policies.png")
     plot_passk(passk_curves(evals), figs / "passk.png", plots.METHOD_STYLE)
     plot_entropy(entropy_series(logs), figs / "entropy.png", plots.METHOD_STYLE)
 
