@@ -1,16 +1,19 @@
 """What every registered paper owes, checked over the registry (config/papers/*.yaml): its tiny
 DAG's outputs, that a finished DAG plans nothing, that edits rerun exactly what they should,
 that the same seeds give byte-identical tables, that its full-scale plan builds, and that every
-rule has a phase. Paper test files keep only what is specific to their paper."""
+rule has a phase and lists the code its jobs import. Paper test files keep only what is specific
+to their paper."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PAPERS, copy_finished, edit, plan, planned_jobs, snakemake
+from conftest import PAPERS, REPO, copy_finished, edit, plan, planned_jobs, snakemake
 
 VERDICTS = {"holds", "does not hold", "not testable at this scale"}
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -136,3 +139,34 @@ def test_every_rule_belongs_to_a_phase(pid, fresh_repo):
         orphans = {j["rule"] for j in jobs if j["outputs"] and not j["phase"]}
         assert not orphans, f"{pid} at {scale}: no phase for {sorted(orphans)}"
         assert {j["paper"] for j in jobs if j["outputs"]} == {pid}
+
+
+def _module_imports(path: Path) -> set[Path]:
+    """The repro source files a module imports when it is loaded (module-level imports; a
+    function's lazy import is conditional, e.g. the math task's code for math jobs only)."""
+    out = set()
+    for node in ast.parse(path.read_text()).body:
+        names = []
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("repro"):
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.startswith("repro")]
+        for name in names:
+            f = REPO / "src" / (name.replace(".", "/") + ".py")
+            if f.exists():
+                out.add(f.relative_to(REPO))
+    return out
+
+
+def test_rules_list_the_code_their_jobs_import(pid, fresh_repo):
+    """Honest inputs: a rule lists every module its code imports, transitively, so editing any
+    of them reruns the job (and only the jobs that import it)."""
+    for j in _full_plan(fresh_repo, pid):
+        listed = {Path(i) for i in j["inputs"] if i.startswith("src/") and i.endswith(".py")}
+        seen, todo = set(), list(listed)
+        while todo:
+            f = todo.pop()
+            if f not in seen:
+                seen.add(f)
+                todo += _module_imports(REPO / f)
+        assert seen <= listed, f"{j['rule']} does not list {sorted(map(str, seen - listed))}"

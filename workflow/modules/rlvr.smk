@@ -73,7 +73,11 @@ for task, T in TASKS.items():
     if task == "math" and not MATH_ON:
         continue
     # The modules each job of this task imports (their edits rerun exactly those jobs).
-    CODE = [*T["task_code"], *core("rlvr/tasks", "rlvr/policy", "device"), *P.job]
+    CODE = [
+        *T["task_code"],
+        *core("rlvr/tasks", "rlvr/objectives", "rlvr/policy", "tokenizers", "device"),
+        *P.job,
+    ]
 
     rule:
         name:

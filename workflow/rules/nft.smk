@@ -43,7 +43,7 @@ rule equivalence:
         code=[
             *P.src("equivalence", "algos"),
             *core("rlvr/trainer", "rlvr/objectives", "rlvr/countdown", "rlvr/tasks"),
-            *core("rlvr/policy", "device"),
+            *core("rlvr/policy", "tokenizers", "device"),
             *P.job,
         ],
         config=P.config,

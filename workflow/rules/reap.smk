@@ -16,7 +16,7 @@ RATIOS = S["ratios"]
 GPU = S["gpus"]  # 0 at tiny/small; the hub model's jobs at full
 REF_SEED = SEEDS[0]  # the unpruned model needs no calibration; its seed seeds nothing
 # The modules each job imports (their edits rerun exactly the jobs that run them).
-JOB_CODE = [*P.src("model", "data"), *P.job, *core("device")]
+JOB_CODE = [*P.src("model", "data"), *P.job, *core("tokenizers", "device")]
 EVAL_CODE = [*P.src("evaluate", "benchmarks", "prune", "merge"), *JOB_CODE]
 P.phases(
     {
@@ -30,7 +30,7 @@ P.phases(
 
 rule fetch:
     input:
-        code=[*P.src("data"), *P.job],
+        code=[*P.src("data"), *P.job, *core("tokenizers")],
         config=P.config,
     output:
         docs=f"{P.data}/docs.jsonl",

@@ -80,7 +80,7 @@ FIGURES = [f"{P.out}/figures/curves_{slug(e)}.png" for e in ENV_OF.values()]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report", "theory"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
         theory=rules.theory.output.result,
         runs=RUNS,
