@@ -63,6 +63,12 @@ def test_the_new_paper_passes_the_generic_tests_at_once(scaffolded):
     assert " passed" in proc.stdout and " failed" not in proc.stdout
 
 
+def test_the_skeleton_passes_the_format_checks_ci_runs(scaffolded):
+    bin_ = os.path.dirname(sys.executable)
+    _run(scaffolded, f"{bin_}/snakefmt", "--check", f"workflow/rules/{PID}.smk")
+    _run(scaffolded, f"{bin_}/ruff", "check", f"src/repro/papers/{PID}", f"tests/test_{PID}_method.py")
+
+
 def test_all_and_the_summary_include_the_new_paper(scaffolded):
     rules = {j["rule"] for j in plan(scaffolded, "all", forceall=True)}
     assert {f"{PID}_fetch", f"{PID}_train", f"{PID}_evaluate", f"{PID}_report"} <= rules

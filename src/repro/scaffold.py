@@ -93,7 +93,7 @@ properties:
 """
 
 RULES = """\
-# $title: a skeleton written by `python -m repro new-paper $pid`.
+# ${title}: a skeleton written by `python -m repro new-paper ${pid}`.
 # fetch -> train (method x seed) -> evaluate (method x seed) -> report. This file is the paper's
 # own Snakemake module: rule names are plain (`train` becomes `${pid}_train`), globals and
 # wildcards are its own. SLURM sizes (P.cluster) are for `full`; below it the profile's defaults.
@@ -112,29 +112,30 @@ P.phases(
     }
 )
 
+
 wildcard_constraints:
     method="|".join(METHODS),
     seed=r"\\d+",
 
 
 rule fetch:
-    localrule: True
     input:
         code=[*P.src("data"), *P.job],
         config=P.config,
     output:
         data=f"{P.data}/data.npz",
         source=f"{P.data}/source.json",
-    params:
-        scale=P.scale,
-    conda:
-        P.env
     log:
         f"{P.logs}/fetch.log",
+    localrule: True
+    conda:
+        P.env
+    params:
+        scale=P.scale,
     message:
-        "$pid: draw the data set (scale {params.scale})"
+        "${pid}: draw the data set (scale {params.scale})"
     shell:
-        "python -m repro.papers.$pid.data --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.${pid}.data --config {input.config} --scale {params.scale}"
         " --out {output.data} 2> {log}"
 
 
@@ -145,19 +146,19 @@ rule train:
         data=rules.fetch.output.data,
     output:
         run=f"{P.out}/runs/{{method}}/seed{{seed}}.json",
-    params:
-        scale=P.scale,
-    resources:
-        gpu=P.gpu,
-        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
-    conda:
-        P.env
     log:
         f"{P.logs}/train_{{method}}_seed{{seed}}.log",
+    conda:
+        P.env
+    resources:
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
+        gpu=P.gpu,
+    params:
+        scale=P.scale,
     message:
-        "$pid: {wildcards.method}, seed {wildcards.seed}"
+        "${pid}: {wildcards.method}, seed {wildcards.seed}"
     shell:
-        "python -m repro.papers.$pid.train --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.${pid}.train --config {input.config} --scale {params.scale}"
         " --method {wildcards.method} --seed {wildcards.seed} --data {input.data}"
         " --out {output.run} 2> {log}"
 
@@ -169,18 +170,18 @@ rule evaluate:
         run=rules.train.output.run,
     output:
         metrics=f"{P.out}/eval/{{method}}_seed{{seed}}.json",
-    params:
-        scale=P.scale,
-    resources:
-        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
-    conda:
-        P.env
     log:
         f"{P.logs}/evaluate_{{method}}_seed{{seed}}.log",
+    conda:
+        P.env
+    resources:
+        **P.cluster(runtime=30, mem_mb=2000, cpus_per_task=1),
+    params:
+        scale=P.scale,
     message:
-        "$pid: evaluate {wildcards.method}, seed {wildcards.seed}"
+        "${pid}: evaluate {wildcards.method}, seed {wildcards.seed}"
     shell:
-        "python -m repro.papers.$pid.evaluate --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.${pid}.evaluate --config {input.config} --scale {params.scale}"
         " --run {input.run} --out {output.metrics} 2> {log}"
 
 
@@ -189,24 +190,24 @@ FIGURES = [f"{P.out}/figures/errors.png"]
 
 
 rule report:
-    localrule: True
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
         config=P.config,
         evals=expand(rules.evaluate.output.metrics, method=METHODS, seed=SEEDS),
     output:
-        **P.report_outputs(TABLES, FIGURES, category="$pid"),
+        **P.report_outputs(TABLES, FIGURES, category="${pid}"),
+    log:
+        f"{P.logs}/report.log",
+    localrule: True
+    conda:
+        P.env
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-    conda:
-        P.env
-    log:
-        f"{P.logs}/report.log",
     message:
-        "$pid: tables (the paper's numbers beside ours), figure and the claims ledger"
+        "${pid}: tables (the paper's numbers beside ours), figure and the claims ledger"
     shell:
-        "python -m repro.papers.$pid.report --config {input.config} --scale {params.scale}"
+        "python -m repro.papers.${pid}.report --config {input.config} --scale {params.scale}"
         " --evals {input.evals} --out {params.out} 2> {log}"
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,27 @@ import numpy as np
 from repro.core.metrics import pass_at_k
 from repro.core.plotting import save_figure, subplots
 from repro.core.tables import PM, pm
+
+
+@dataclass
+class ReportScale:
+    """The few scale settings an RLVR report reads (the rest of the YAML is the jobs')."""
+
+    seeds: list[int]  # the config seeds (captions)
+    countdown_methods: list[str]  # Countdown RL methods, in table order
+    math_methods: list[str]  # math RL methods, in table order
+    math_benchmarks: list[str]  # the math test benchmarks
+
+    @classmethod
+    def from_settings(cls, s: dict[str, Any], **extra: Any) -> ReportScale:
+        """`extra`: the fields a paper's subclass adds, already typed by the paper."""
+        return cls(
+            seeds=[int(x) for x in s["seeds"]],
+            countdown_methods=list(s["countdown"]["methods"]),
+            math_methods=list(s["math"]["methods"]),
+            math_benchmarks=list(s["math"]["data"]["test"]),
+            **extra,
+        )
 
 Curves = Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
 

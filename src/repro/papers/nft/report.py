@@ -6,7 +6,6 @@ Reads only finished artifacts (equivalence check, per-seed evaluations and train
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.rlvr.reporting import (
+    ReportScale,
     by_method_metric,
     entropy_series,
     entropy_start_end_records,
@@ -34,24 +34,6 @@ BENCHMARKS = ("aime24", "math500", "aime25", "amc23", "olympiad", "minerva")
 # the paper's method names for ours (DAPO-lite is our reduced DAPO)
 PAPER_NAME = {"dapo_lite": "dapo"}
 
-
-@dataclass
-class ReportScale:
-    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
-
-    seeds: list[int]  # the config seeds (captions)
-    countdown_methods: list[str]  # Countdown methods, in table order
-    math_methods: list[str]  # math methods, in table order
-    math_benchmarks: list[str]  # the math test benchmarks (per-benchmark columns)
-
-    @classmethod
-    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
-        return cls(
-            seeds=[int(x) for x in s["seeds"]],
-            countdown_methods=list(s["countdown"]["methods"]),
-            math_methods=list(s["math"]["methods"]),
-            math_benchmarks=list(s["math"]["data"]["test"]),
-        )
 STYLES = {
     "base": dict(color="0.5", ls=":"),
     "rft": dict(color="tab:orange"),

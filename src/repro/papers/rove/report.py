@@ -6,7 +6,7 @@ logs), so it reruns in seconds after `dvc pull` or a plotting change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pandas as pd
 from repro.core.claims import write_ledger
 from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
+from repro.core.rlvr import reporting as rlvr_reporting
 from repro.core.rlvr.reporting import (
     by_method_metric,
     entropy_series,
@@ -33,24 +34,14 @@ COUNTDOWN_SETTING = "Qwen2.5-3B, Countdown (TinyZero), ~400 steps"
 
 
 @dataclass
-class ReportScale:
-    """The few scale settings the report reads (the rest of the YAML is the jobs')."""
+class ReportScale(rlvr_reporting.ReportScale):
+    """The shared RLVR report settings and the toy's rewarding sequences (policy figure)."""
 
-    seeds: list[int]  # the config seeds (captions)
-    countdown_methods: list[str]  # Countdown RL methods, in table order
-    math_methods: list[str]  # math RL methods, in table order
-    math_benchmarks: list[str]  # the math test benchmarks (pooled in the math table)
-    toy_rewarding: list[str]  # the toy's rewarding sequences (policy figure)
+    toy_rewarding: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_settings(cls, s: dict[str, Any]) -> ReportScale:
-        return cls(
-            seeds=[int(x) for x in s["seeds"]],
-            countdown_methods=list(s["countdown"]["methods"]),
-            math_methods=list(s["math"]["methods"]),
-            math_benchmarks=list(s["math"]["data"]["test"]),
-            toy_rewarding=list(s["toy"]["rewarding"]),
-        )
+    def from_settings(cls, s: dict[str, Any], **extra: Any) -> ReportScale:
+        return super().from_settings(s, toy_rewarding=list(s["toy"]["rewarding"]), **extra)
 
 
 def toy_table(toy: dict[str, Any], reported: list[dict[str, Any]]) -> pd.DataFrame:
