@@ -66,7 +66,8 @@ def test_the_new_paper_passes_the_generic_tests_at_once(scaffolded):
 def test_the_skeleton_passes_the_format_checks_ci_runs(scaffolded):
     bin_ = os.path.dirname(sys.executable)
     _run(scaffolded, f"{bin_}/snakefmt", "--check", f"workflow/rules/{PID}.smk")
-    _run(scaffolded, f"{bin_}/ruff", "check", f"src/repro/papers/{PID}", f"tests/test_{PID}_method.py")
+    _run(scaffolded, f"{bin_}/ruff", "check", f"src/repro/papers/{PID}",
+         f"tests/test_{PID}_method.py")
 
 
 def test_all_and_the_summary_include_the_new_paper(scaffolded):
