@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, edit, planned_jobs
+from conftest import copy_finished, copy_repo, edit, plan, planned_jobs
 
 NFT_RULES = {"nft_fetch", "nft_sft", "nft_equivalence", "nft_train", "nft_evaluate",
              "nft_report", "paper_nft"}
@@ -92,6 +92,7 @@ def test_editing_the_shared_trainer_reruns_both_papers_training(tiny_nft, tmp_pa
     edit(root / "src/repro/core/rlvr/trainer.py")
     jobs = planned_jobs(root, "paper_nft")
     assert "nft_sft" not in jobs and jobs["nft_train"] > 0 and jobs["nft_equivalence"] == 1
-    rove_plan = planned_jobs(root, "paper_rove")
-    assert rove_plan["rove_train"] > 0  # rove shares the loop: its runs are stale too
-    assert "rove_sft" not in rove_plan
+    # rove shares the loop: its RL runs read the trainer too (its SFT does not)
+    rove = {j["rule"]: j["inputs"] for j in plan(root, "paper_rove", forceall=True)}
+    assert "src/repro/core/rlvr/trainer.py" in rove["rove_train"]
+    assert "src/repro/core/rlvr/trainer.py" not in rove["rove_sft"]
