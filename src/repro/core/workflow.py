@@ -37,9 +37,8 @@ def check_config(config: dict[str, Any]) -> None:
         fail(err)
 
 
-def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """Load config/papers/<pid>.yaml, validate its structure and its settings at `scale`;
-    returns its path, the settings at `scale` and the whole file."""
+def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
+    """Load config/papers/<pid>.yaml, validate its structure and its settings at `scale`."""
     path = f"config/papers/{pid}.yaml"
     try:
         raw = load_yaml(path)
@@ -48,7 +47,7 @@ def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any], dict[str,
         validate(settings, f"workflow/schemas/{pid}.schema.yaml", f"{path} (scale {scale})")
     except (ConfigError, FileNotFoundError) as err:
         fail(err)
-    return path, settings, raw
+    return path, settings
 
 
 def src(pid: str, *modules: str) -> list[str]:
@@ -117,7 +116,6 @@ class Paper:
     """config/papers/<id>.yaml: an input of every rule, so editing it reruns what reads it"""
     settings: dict[str, Any]
     """the validated settings at this scale"""
-    title: str
     out: str
     data: str
     logs: str
@@ -172,10 +170,9 @@ class Paper:
 def paper(config: dict[str, Any]) -> Paper:
     """Called at the top of workflow/rules/<id>.smk with the module's config."""
     pid, scale = config["paper"], config["scale"]
-    path, settings, raw = paper_settings(pid, scale)
+    path, settings = paper_settings(pid, scale)
     return Paper(
         id=pid, scale=scale, config=path, settings=settings,
-        title=raw["title"],
         out=f"{config['results_dir']}/{scale}/{pid}",
         data=f"{config['data_dir']}/{pid}/{scale}",
         logs=f"{config['logs_dir']}/{scale}/{pid}",
