@@ -43,16 +43,12 @@ class _JobInfo(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.DEBUG)
         self.records: list[logging.LogRecord] = []
-        self.errors: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         from snakemake_interface_logger_plugins.common import LogEvent
 
-        event = getattr(record, "event", None)
-        if event == LogEvent.JOB_INFO:
+        if getattr(record, "event", None) == LogEvent.JOB_INFO:
             self.records.append(record)
-        elif event == LogEvent.ERROR or record.levelno >= logging.ERROR:
-            self.errors.append(record.getMessage())
 
 
 class PlanError(RuntimeError):
@@ -75,7 +71,7 @@ def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | N
         ResourceSettings,
     )
 
-    from repro.core.workflow import PAPER_OF, PHASE_OF
+    from repro.core.workflow import DECLARED
 
     repo = Path(repo).resolve()
     cwd = os.getcwd()
@@ -106,8 +102,8 @@ def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | N
         logger.removeHandler(handler)
     jobs = {}
     for r in handler.records:
-        job = Job(r.rule_name, _files(r.input), _files(r.output), PHASE_OF.get(r.rule_name),
-                  PAPER_OF.get(r.rule_name),
+        paper, phase = DECLARED.get(r.rule_name, (None, None))
+        job = Job(r.rule_name, _files(r.input), _files(r.output), phase, paper,
                   {k: v for k, v in dict(r.resources or {}).items() if k not in _DERIVED})
         jobs[(job.rule, job.outputs, job.inputs)] = job
     return sorted(jobs.values(), key=lambda j: (j.rule, j.outputs))

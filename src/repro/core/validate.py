@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
+
+from repro.core.config import load_yaml
 
 
 class ConfigError(ValueError):
@@ -50,7 +51,7 @@ def one_line(err: jsonschema.ValidationError, source: str) -> str:
 @functools.cache
 def _schema(path: str) -> dict[str, Any]:
     """A schema file, read once per process (a dry run validates each paper twice)."""
-    return yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return load_yaml(path)
 
 
 def validate(instance: Any, schema: Mapping[str, Any] | str | Path, source: str) -> None:

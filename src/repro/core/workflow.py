@@ -65,11 +65,10 @@ def slug(name: str) -> str:
 
 
 PHASES = ("fetch", "train", "evaluate", "report")
-PHASE_OF: dict[str, str] = {}
-"""Snakemake rule name -> its phase, filled by each paper module while the workflow is parsed
-(`Paper.phases`); `repro.dag` reads it after Snakemake has parsed the Snakefile in-process."""
-PAPER_OF: dict[str, str] = {}
-"""Snakemake rule name -> the paper whose module declared it."""
+DECLARED: dict[str, tuple[str, str]] = {}
+"""Snakemake rule name -> (the paper whose module declared it, its phase), filled by each paper
+module while the workflow is parsed (`Paper.phases`); `repro.dag` reads it after Snakemake has
+parsed the Snakefile in-process."""
 
 
 def registered_papers(root: str | Path = ".", only: str = "all") -> list[str]:
@@ -93,8 +92,7 @@ def registered_papers(root: str | Path = ".", only: str = "all") -> list[str]:
                              f"'papers' names unregistered paper(s) {', '.join(unknown)} "
                              f"(registered: {', '.join(ids)})"))
         ids = [p for p in ids if p in only.split(",")]
-    PHASE_OF.clear()  # one parse, one registry (the API may parse twice in one process)
-    PAPER_OF.clear()
+    DECLARED.clear()  # one parse, one registry (the API may parse twice in one process)
     return ids
 
 
@@ -163,8 +161,7 @@ class Paper:
                 fail(ConfigError(f"workflow/rules/{self.id}.smk: phase {phase!r} is not one of "
                                  f"{', '.join(PHASES)}"))
             for rule in rules:
-                PHASE_OF[f"{self.id}_{rule}"] = phase
-                PAPER_OF[f"{self.id}_{rule}"] = self.id
+                DECLARED[f"{self.id}_{rule}"] = (self.id, phase)
 
 
 def paper(config: dict[str, Any]) -> Paper:
