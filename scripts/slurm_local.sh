@@ -12,6 +12,8 @@
 # `squeue` for job status; MinJobAge is a day so finished jobs stay visible to squeue and
 # `scontrol show job`). One fake GPU (gres gpu:1 on /dev/null) lets a `--gpus=1` request be
 # scheduled, so a test can see that `gpu=1` becomes a gres/gpu request.
+# The partition oversubscribes (up to 4 jobs a core): a test's many one-second jobs then run
+# in one wave instead of queueing two at a time behind the plugin's growing poll interval.
 # Controller and node talk over 127.0.0.1. (They still listen on ports 6817/6818 of every
 # interface: Slurm has no listen-address setting. Every message must carry a munge credential
 # made with this machine's key, so nothing elsewhere can use them.)
@@ -97,7 +99,7 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MailProg=/bin/true
 $hw NodeAddr=127.0.0.1 NodeHostname=$NODE Gres=gpu:1 State=UNKNOWN
-PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
   mv "$CONF.tmp" "$CONF"
   printf '%s\nNodeName=%s Name=gpu File=/dev/null Count=1\n' "$MARK" "$NODE" >"$GRES_CONF"

@@ -53,21 +53,20 @@ def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny"
 def plan(workdir: Path, target: str, scale: str = "tiny", forceall: bool = False,
          **config: str) -> list[dict]:
     """The jobs Snakemake would run for `target` now (every job with forceall), from the
-    workflow's own planner through Snakemake's public API (`python -m repro plan --json`).
+    workflow's own planner (repro.dag, Snakemake's public API; what `python -m repro plan
+    --json` prints), run in this process: a plan costs its parse, not a new interpreter.
     A paper's target loads only that paper's module (`papers=<id>`): the same plan, cheaper."""
+    from repro.dag import PlanError
+    from repro.dag import plan as dag_plan
+
     if target.startswith("paper_"):
         config.setdefault("papers", target.removeprefix("paper_"))
     overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
-    cmd = [sys.executable, "-m", "repro", "plan", target, "--json",
-           *(["--forceall"] if forceall else []),
-           "--config", *(f"{k}={v}" for k, v in overrides.items())]
-    env = {**os.environ, "PYTHONHASHSEED": "0",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir / "src"),
-                                                       os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise AssertionError(f"planning {target} failed:\n{proc.stderr}")
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    try:
+        jobs = dag_plan(workdir, target, overrides, forceall)
+    except PlanError as err:
+        raise AssertionError(f"planning {target} failed:\n{err}") from err
+    return [json.loads(json.dumps(j.to_dict())) for j in jobs]  # as `--json` gives them
 
 
 def planned_jobs(workdir: Path, target: str, scale: str = "tiny") -> dict[str, int]:

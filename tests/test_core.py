@@ -127,3 +127,25 @@ def test_typed_settings_build_nested_dataclasses_and_reject_unknown_keys():
         typed(Outer, {"name": "a", "inner": {"lrr": 0.5}}, "toy")
     with pytest.raises(ValueError, match="missing key name"):
         typed(Outer, {})
+
+
+def test_seed_everything_makes_torch_deterministic_without_loading_the_compiler():
+    """The flag eager kernels read is set (warn-only, as the public call would), and seeding
+    does not import torch._inductor / torch._dynamo (seconds in every job) when nothing
+    compiles. Run in a fresh interpreter: this process may have imported them already."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch\n"
+        "from repro.core.seeding import seed_everything\n"
+        "seed_everything(3)\n"
+        "a = torch.rand(3)\n"
+        "seed_everything(3)\n"
+        "assert torch.equal(a, torch.rand(3))\n"
+        "assert torch.are_deterministic_algorithms_enabled()\n"
+        "assert torch.is_deterministic_algorithms_warn_only_enabled()\n"
+        "assert 'torch._inductor.config' not in sys.modules\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -19,7 +19,11 @@ import yaml
 from conftest import REPO, copy_repo, plan, planned_jobs, snakemake
 
 PROFILE = "workflow/profiles/slurm"
-ROVE_LOCAL = {"rove_fetch", "rove_math_fetch", "rove_report", "paper_rove"}
+# The paper run through SLURM: stackelberg, whose tiny DAG is a dozen numpy jobs (each SLURM job
+# pays a Snakemake start of its own, so a torch-heavy DAG would cost minutes), with a local report
+# and paper target beside its submitted jobs. Which rules ran where is all the test is about.
+PAPER = "stackelberg"
+LOCAL = {f"{PAPER}_report", f"paper_{PAPER}"}
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
 # Test-harness settings on top of the profile: poll SLURM every second instead of every 40 s,
 # keep the SLURM log of every job (the plugin deletes those of successful jobs).
@@ -56,11 +60,11 @@ def fitted_resources(profile_dir: Path, declared: dict[str, dict] | None = None)
                                                 else [])]
 
 
-def run_via_slurm(root: Path, *args: str, profile: Path, declared: dict[str, dict] | None = None
-                  ) -> tuple[subprocess.CompletedProcess, float]:
+def run_via_slurm(root: Path, *args: str, profile: Path, declared: dict[str, dict] | None = None,
+                  **config: str) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
     proc = snakemake(root, *args, "--workflow-profile", str(profile), *HARNESS,
-                     *fitted_resources(profile, declared))
+                     *fitted_resources(profile, declared), **config)
     return proc, time.monotonic() - t0
 
 
@@ -106,19 +110,20 @@ def gres_gpus(show: str) -> int:
 
 
 @pytest.fixture(scope="session")
-def slurm_rove(slurm_cluster, tmp_path_factory):
-    """`snakemake paper_rove --config scale=tiny` through SLURM, in a fresh repo copy."""
-    root = copy_repo(tmp_path_factory.mktemp("rove_slurm") / "repo")
-    planned = planned_jobs(root, "paper_rove")
+def slurm_paper(slurm_cluster, tmp_path_factory):
+    """`snakemake paper_<PAPER> --config scale=tiny` through SLURM, in a fresh repo copy."""
+    root = copy_repo(tmp_path_factory.mktemp("slurm") / "repo")
+    planned = planned_jobs(root, f"paper_{PAPER}")
     # the rules' full-scale sizes, fitted to this node, so their runtimes reach SLURM at tiny
-    declared = rule_resources(root, "paper_rove", scale="full")
-    proc, seconds = run_via_slurm(root, "paper_rove", profile=root / PROFILE, declared=declared)
-    print(f"\npaper_rove tiny via SLURM: {seconds:.0f}s, {sum(planned.values())} jobs")
+    declared = rule_resources(root, f"paper_{PAPER}", scale="full")
+    proc, seconds = run_via_slurm(root, f"paper_{PAPER}", profile=root / PROFILE,
+                                  declared=declared, papers=PAPER)
+    print(f"\npaper_{PAPER} tiny via SLURM: {seconds:.0f}s, {sum(planned.values())} jobs")
     return root, planned, proc.stdout + proc.stderr
 
 
-def test_rove_jobs_went_through_slurm(slurm_rove):
-    root, planned, log = slurm_rove
+def test_jobs_went_through_slurm(slurm_paper):
+    root, planned, log = slurm_paper
     jobs = slurm_jobs(log)
     by_rule: dict[str, int] = {}
     for j in jobs.values():
@@ -126,9 +131,9 @@ def test_rove_jobs_went_through_slurm(slurm_rove):
         rule = rule_of(j["comment"], set(planned))
         by_rule[rule] = by_rule.get(rule, 0) + 1
     # every non-local job ran as exactly one SLURM job; no local rule did
-    assert by_rule == {r: n for r, n in planned.items() if r not in ROVE_LOCAL}
-    assert set(planned) >= ROVE_LOCAL
-    for rule in ROVE_LOCAL:  # ... they ran here, in the snakemake process
+    assert by_rule == {r: n for r, n in planned.items() if r not in LOCAL}
+    assert set(planned) >= LOCAL
+    for rule in LOCAL:  # ... they ran here, in the snakemake process
         assert re.search(rf"Finished jobid: \d+ \(Rule: {rule}\)", log), f"{rule} did not run"
     # the plugin's evidence: the SLURM id in Snakemake's log and one SLURM log file per job
     submitted = dict(SUBMITTED.findall(log))
@@ -136,17 +141,16 @@ def test_rove_jobs_went_through_slurm(slurm_rove):
     for jid, path in submitted.items():
         assert Path(path).is_file() and f"/{jid}.log" in path
         assert Path(path).is_relative_to(root / ".snakemake/slurm_logs")
-    assert not any(f"rule_{r}" in p for r in ROVE_LOCAL for p in submitted.values())
+    assert not any(f"rule_{r}" in p for r in LOCAL for p in submitted.values())
 
 
-def test_rove_rule_resources_reach_slurm(slurm_rove):
+def test_rule_resources_reach_slurm(slurm_paper):
     """Each rule's own (full-scale) runtime, passed as it would be at full, else the profile's
-    default, is its SLURM time limit; at tiny scale the rules declare gpu=0, so no job asks
-    SLURM for a GPU."""
-    root, planned, log = slurm_rove
+    default, is its SLURM time limit; below full no rule asks SLURM for a GPU."""
+    root, planned, log = slurm_paper
     prof = yaml.safe_load((root / PROFILE / "config.yaml").read_text())
     default = prof["default-resources"]["runtime"]
-    declared = rule_resources(root, "paper_rove", scale="full")
+    declared = rule_resources(root, f"paper_{PAPER}", scale="full")
     for j in slurm_jobs(log).values():
         rule = rule_of(j["comment"], set(planned))
         want = declared[rule].get("runtime", default)
@@ -154,9 +158,9 @@ def test_rove_rule_resources_reach_slurm(slurm_rove):
         assert gres_gpus(j["show"]) == 0, j["show"]
 
 
-def test_rove_tables_match_the_local_run(slurm_rove, tiny_rove):
-    root, _, _ = slurm_rove
-    out, ref = root / "results/tiny/rove", tiny_rove / "results/tiny/rove"
+def test_tables_match_the_local_run(slurm_paper, tiny_run):
+    root, _, _ = slurm_paper
+    out, ref = root / f"results/tiny/{PAPER}", tiny_run(PAPER) / f"results/tiny/{PAPER}"
     names = sorted(p.relative_to(ref) for p in ref.glob("tables/*.csv"))
     assert names and names == sorted(p.relative_to(out) for p in out.glob("tables/*.csv"))
     for name in [*names, Path("claims.json")]:
