@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -85,8 +85,10 @@ def edit(path: Path) -> None:
 
 def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
     """A repo copy in which `snakemake paper_<pid> --config scale=tiny` has run to completion."""
+    t0 = time.monotonic()
     root = copy_repo(tmp_path_factory.mktemp(f"{pid}_tiny") / "repo")
     snakemake(root, f"paper_{pid}", "--cores", "2", papers=pid)
+    _TINY_RUNS.append((pid, time.monotonic() - t0))
     return root
 
 
@@ -153,3 +155,49 @@ def _slurm_probe_stays_fast(request):
             request.getfixturevalue("slurm_cluster")
         except pytest.skip.Exception:
             pass
+
+
+# ---------------------------------------------------------------- what the suite's time goes to
+# Every test phase's seconds go to the paper it is about (its `pid` parameter, or its file
+# tests/test_<id>_*.py), else to the shared infrastructure; a paper's tiny DAG goes to that paper
+# whichever test first needed it. Printed at the end of every run with the projection to the
+# nineteen papers the project will have (issue 17: at most 15 minutes on 2 idle cores).
+PLANNED_PAPERS = 19
+_COST: dict[str, float] = defaultdict(float)
+_TINY_RUNS: list[tuple[str, float]] = []
+
+
+def _owner(item) -> str:
+    pid = getattr(getattr(item, "callspec", None), "params", {}).get("pid")
+    if pid:
+        return pid
+    name = Path(str(item.fspath)).name
+    hits = [p for p in PAPERS if name.startswith(f"test_{p}_")]
+    return max(hits, key=len) if hits else "(shared)"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+    seconds = call.stop - call.start
+    while _TINY_RUNS:  # tiny DAGs this phase built: their paper's, not this test's
+        pid, s = _TINY_RUNS.pop()
+        _COST[pid] += s
+        seconds -= s
+    _COST[_owner(item)] += seconds
+
+
+def pytest_terminal_summary(terminalreporter):
+    papers = {p: _COST[p] for p in PAPERS if p in _COST}
+    if not papers:
+        return
+    shared = _COST.get("(shared)", 0.0)
+    mean = sum(papers.values()) / len(papers)
+    w = terminalreporter.write_line
+    w("suite time by paper (tiny DAG, plans, determinism rerun, its own tests), seconds: "
+      + ", ".join(f"{p} {s:.0f}" for p, s in sorted(papers.items(), key=lambda kv: -kv[1])))
+    w(f"suite time shared (core, DVC, SLURM, scaffold, summary): {shared:.0f} s; "
+      f"papers: {sum(papers.values()):.0f} s ({len(papers)} papers, {mean:.0f} s each on average)")
+    if len(papers) == len(PAPERS):
+        w(f"suite time projected at {PLANNED_PAPERS} papers (shared + {PLANNED_PAPERS} x the "
+          f"mean paper): {shared + PLANNED_PAPERS * mean:.0f} s")
