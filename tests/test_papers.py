@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import PAPERS, REPO, copy_finished, edit, plan, planned_jobs, snakemake
 
-VERDICTS = {"holds", "does not hold", "not testable at this scale"}
+VERDICTS = {"holds", "contradicted", "inconclusive", "not testable at this scale"}
 PNG = b"\x89PNG\r\n\x1a\n"
 
 pytestmark = pytest.mark.parametrize("pid", PAPERS)

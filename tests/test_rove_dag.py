@@ -43,7 +43,8 @@ def test_tiny_dag_outputs(tiny_rove):
     cfg = yaml.safe_load((tiny_rove / "config/papers/rove.yaml").read_text())
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     for c in claims:
-        assert c["verdict"] in {"holds", "does not hold", "not testable at this scale"}
+        assert c["verdict"] in {"holds", "contradicted", "inconclusive",
+                                "not testable at this scale"}
         assert c["claim"] and isinstance(c["values"], dict)
     cd = pd.read_csv(out / "tables/countdown.csv")
     assert list(cd["method"]) == ["base", *_settings(tiny_rove)["countdown"]["methods"]]

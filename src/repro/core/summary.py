@@ -5,30 +5,46 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from repro.core.claims import VERDICTS
 from repro.core.io import read_json, write_text
 
 
+def _totals(label: str, counts: dict[str, int]) -> str:
+    """Counts in the ledger's verdict order, zeros included, so totals compare across runs."""
+    known = [f"{k}: {counts.get(k, 0)}" for k in VERDICTS]
+    other = [f"{k}: {n}" for k, n in sorted(counts.items()) if k not in VERDICTS]
+    return f"{label}: " + ", ".join(known + other)
+
+
 def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> str:
+    """One row per claim with its verdict and its Holm verdict (Holm within each paper)."""
     lines = [
         f"# Claims summary (scale `{scale}`)",
         "",
-        "| paper | claim | verdict | comparison | ours: diff [95% CI] |",
-        "|---|---|---|---|---|",
+        "| paper | claim | verdict | Holm | comparison | ours: diff [95% CI] |",
+        "|---|---|---|---|---|---|",
     ]
     counts: dict[str, int] = {}
+    counts_holm: dict[str, int] = {}
     for pid, path in zip(papers, claim_files, strict=True):
         for c in read_json(path):
             v = c["values"]
-            if "diff_mean" in v:
+            if v.get("diff_ci95") is not None:
                 lo, hi = v["diff_ci95"]
                 diff = f"{v['diff_mean']:+.3g} [{lo:+.3g}, {hi:+.3g}]"
+            elif v.get("diff_range") is not None:  # an exact check: every unit's difference
+                lo, hi = v["diff_range"]
+                diff = f"exact, every unit in [{lo:+.3g}, {hi:+.3g}]"
             else:
                 diff = v.get("reason", "-")
+            holm = c.get("verdict_holm", "-")
             counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
+            counts_holm[holm] = counts_holm.get(holm, 0) + 1
             lines.append(
-                f"| {pid} | {c['claim']} | **{c['verdict']}** | `{c['comparison']}` | {diff} |"
+                f"| {pid} | {c['claim']} | **{c['verdict']}** | {holm} | `{c['comparison']}` "
+                f"| {diff} |"
             )
-    lines += ["", "Totals: " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))]
+    lines += ["", _totals("Totals", counts), "", _totals("Totals after Holm", counts_holm)]
     return "\n".join(lines) + "\n"
 
 
