@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from repro.core.metrics import pass_at_k
 from repro.core.rlvr import data as data_mod
@@ -169,9 +170,14 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
 # ----------------------------------------------------------------------------- tiny pipeline
 
 
+# The paper's config with every Countdown method at tiny (the tiny DAG trains two of the four;
+# this module trains all of them), written by the `tiny` fixture.
+_TINY_CONFIG: list[str] = [CONFIG]
+
+
 def _cli(module, **args: object) -> None:
     """Run a CLI's main() in-process at tiny scale (imports paid once): _cli(m, seed=0, ...)."""
-    argv = ["--config", CONFIG, "--scale", "tiny"]
+    argv = ["--config", _TINY_CONFIG[0], "--scale", "tiny"]
     for k, v in args.items():
         argv += [f"--{k}", str(v)]
     module.main(argv)
@@ -180,6 +186,10 @@ def _cli(module, **args: object) -> None:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("rove_tiny")
+    cfg = yaml.safe_load(Path(CONFIG).read_text())
+    cfg["scales"]["tiny"]["countdown"]["methods"] = cfg["defaults"]["countdown"]["methods"]
+    (root / "rove.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    _TINY_CONFIG[0] = str(root / "rove.yaml")
     _cli(data_mod, mirror=root / "no-mirror", out=root / "data")
     _cli(sft, data=root / "data", out=root / "base")
     return root
