@@ -72,6 +72,18 @@ def _mean(x: np.ndarray) -> float | None:
     return float(x.mean()) if len(x) else None
 
 
+def _ordered(values: dict[Any, float], seeds: Iterable[Any] | None = None) -> np.ndarray:
+    """The values of `seeds` (default: all, in seed order) as an array."""
+    return np.array([values[s] for s in (sorted(values, key=_seed_order) if seeds is None
+                                          else seeds)])
+
+
+def _describe(lv: np.ndarray, rv: np.ndarray) -> dict[str, float | None]:
+    """Each side's mean and sd, as every verdict's values report them."""
+    return {"left_mean": _mean(lv), "left_std": _sd(lv), "right_mean": _mean(rv),
+            "right_std": _sd(rv)}
+
+
 @dataclass(frozen=True)
 class TTest:
     """One claim's t test: the mean difference, its standard error and degrees of freedom.
@@ -184,7 +196,7 @@ def _test(
     """Choose and run the test. Returns it (None below 2 units), the unit count that the
     minimum applies to, and the descriptive values of the units it used."""
     if not isinstance(right, dict):  # constant right side: one-sample t on left - x
-        lv = np.array([left[s] for s in sorted(left, key=_seed_order)])
+        lv = _ordered(left)
         desc = {"left_mean": _mean(lv), "left_std": _sd(lv), "right_mean": right,
                 "right_std": 0.0, "diff_mean": float(lv.mean() - right), "n_seeds": len(lv)}
         test = one_sample_t(lv - right, "one-sample t") if len(lv) >= 2 else None
@@ -194,18 +206,14 @@ def _test(
     if paired is None:
         paired = bool(shared)
     if not paired:
-        lv = np.array([left[s] for s in sorted(left, key=_seed_order)])
-        rv = np.array([right[s] for s in sorted(right, key=_seed_order)])
+        lv, rv = _ordered(left), _ordered(right)
         n = min(len(lv), len(rv))
-        desc = {"left_mean": _mean(lv), "left_std": _sd(lv), "right_mean": _mean(rv),
-                "right_std": _sd(rv), "diff_mean": float(lv.mean() - rv.mean()),
+        desc = {**_describe(lv, rv), "diff_mean": float(lv.mean() - rv.mean()),
                 "n_seeds": n, "n_left": len(lv), "n_right": len(rv)}
         return (welch_t(lv, rv) if n >= 2 else None), n, desc
-    lv = np.array([left[s] for s in shared])
-    rv = np.array([right[s] for s in shared])
+    lv, rv = _ordered(left, shared), _ordered(right, shared)
     desc = {
-        "left_mean": _mean(lv), "left_std": _sd(lv), "right_mean": _mean(rv),
-        "right_std": _sd(rv), "diff_mean": _mean(lv - rv), "n_seeds": len(shared),
+        **_describe(lv, rv), "diff_mean": _mean(lv - rv), "n_seeds": len(shared),
         "unpaired_left": sorted(set(left) - set(shared), key=_seed_order),
         "unpaired_right": sorted(set(right) - set(shared), key=_seed_order),
     }
@@ -220,18 +228,15 @@ def _exact(op: str, left: dict[Any, float], right: dict[Any, float] | float
     comparison and is contradicted by any unit that does not. No p-value, so Holm leaves it."""
     seeds = sorted(left if not isinstance(right, dict) else set(left) & set(right),
                    key=_seed_order)
+    lv = _ordered(left, seeds)
+    rv = np.full(len(lv), right) if not isinstance(right, dict) else _ordered(right, seeds)
+    d = lv - rv
     if not seeds:
         reason = "exact check: the two sides share no unit"
-        return INCONCLUSIVE, {"method": reason, "reason": reason, "n_seeds": 0, "left_mean": None,
-                              "left_std": None, "right_mean": None, "right_std": None,
-                              "diff_mean": None, "diff_ci95": None, "df": None}
-    lv = np.array([left[s] for s in seeds])
-    rv = np.full(len(lv), right) if not isinstance(right, dict) else np.array(
-        [right[s] for s in seeds])
-    d = lv - rv
+        return INCONCLUSIVE, {**_describe(lv, rv), "method": reason, "reason": reason,
+                              "n_seeds": 0, "diff_mean": None, "diff_ci95": None, "df": None}
     sat = {">": d > 0, ">=": d >= 0, "<": d < 0, "<=": d <= 0}[op]
-    values = {"left_mean": _mean(lv), "left_std": _sd(lv), "right_mean": _mean(rv),
-              "right_std": _sd(rv), "diff_mean": _mean(d), "n_seeds": len(seeds),
+    values = {**_describe(lv, rv), "diff_mean": _mean(d), "n_seeds": len(seeds),
               "method": "exact: every unit checked", "diff_range": [float(d.min()), float(d.max())],
               "diff_ci95": None, "df": None, "units_failing": int((~sat).sum())}
     return (HOLDS if sat.all() else CONTRADICTED), values
@@ -324,6 +329,18 @@ def _g(x: float | None, fmt: str) -> str:
     return "-" if x is None else format(x, fmt)
 
 
+def diff_text(v: Mapping[str, Any]) -> str | None:
+    """The difference as the ledger and the summary print it: with its 95% interval, or for an
+    exact check with the range every unit fell in; None when the claim has neither."""
+    if v.get("diff_ci95") is not None:
+        lo, hi = v["diff_ci95"]
+        return f"{v['diff_mean']:+.3g} [{lo:+.3g}, {hi:+.3g}]"
+    if v.get("diff_range") is not None:
+        lo, hi = v["diff_range"]
+        return f"{v['diff_mean']:+.3g} (exact: every unit in [{lo:+.3g}, {hi:+.3g}])"
+    return None
+
+
 def _notes(v: Mapping[str, Any]) -> str:
     """Method, and what an undecided claim would need; seeds left out of the pairing."""
     notes = [v["method"] + (f", df={v['df']:.3g}" if v.get("df") is not None else "")]
@@ -368,14 +385,7 @@ def claims_markdown(paper: str, scale: str, results: list[Mapping[str, Any]]) ->
                 f"{_g(v['left_mean'], '.3g')} ± {_g(v['left_std'], '.2g')} vs "
                 f"{_g(v['right_mean'], '.3g')} ± {_g(v['right_std'], '.2g')} (n={v['n_seeds']})"
             )
-            if v.get("diff_ci95") is not None:
-                lo, hi = v["diff_ci95"]
-                diff = f"{v['diff_mean']:+.3g} [{lo:+.3g}, {hi:+.3g}]"
-            elif v.get("diff_range") is not None:
-                lo, hi = v["diff_range"]
-                diff = f"{v['diff_mean']:+.3g} (exact: every unit in [{lo:+.3g}, {hi:+.3g}])"
-            else:
-                diff = f"{_g(v['diff_mean'], '+.3g')} (no interval)"
+            diff = diff_text(v) or f"{_g(v['diff_mean'], '+.3g')} (no interval)"
             notes = _notes(v)
         lines.append(
             f"| {r['claim']} | `{r['comparison']}` | **{r['verdict']}** | {r['verdict_holm']} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from repro.core.claims import VERDICTS
+from repro.core.claims import VERDICTS, diff_text
 from repro.core.io import read_json, write_text
 
 
@@ -29,14 +29,7 @@ def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> s
     for pid, path in zip(papers, claim_files, strict=True):
         for c in read_json(path):
             v = c["values"]
-            if v.get("diff_ci95") is not None:
-                lo, hi = v["diff_ci95"]
-                diff = f"{v['diff_mean']:+.3g} [{lo:+.3g}, {hi:+.3g}]"
-            elif v.get("diff_range") is not None:  # an exact check: every unit's difference
-                lo, hi = v["diff_range"]
-                diff = f"exact, every unit in [{lo:+.3g}, {hi:+.3g}]"
-            else:
-                diff = v.get("reason", "-")
+            diff = diff_text(v) or v.get("reason", "-")
             holm = c.get("verdict_holm", "-")
             counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
             counts_holm[holm] = counts_holm.get(holm, 0) + 1
