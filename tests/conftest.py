@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from repro.core.workflow import registered_papers
 
@@ -83,12 +84,28 @@ def edit(path: Path) -> None:
     os.utime(path, (t, t))
 
 
+def shared_dir(tmp_path_factory) -> Path:
+    """One directory for the whole run, whichever pytest-xdist worker asks: the run's base temp
+    dir (a worker's own base dir sits inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 def finished_tiny_dag(tmp_path_factory, pid: str) -> Path:
-    """A repo copy in which `snakemake paper_<pid> --config scale=tiny` has run to completion."""
-    t0 = time.monotonic()
-    root = copy_repo(tmp_path_factory.mktemp(f"{pid}_tiny") / "repo")
-    snakemake(root, f"paper_{pid}", "--cores", "2", papers=pid)
-    _TINY_RUNS.append((pid, time.monotonic() - t0))
+    """A repo copy in which `snakemake paper_<pid> --config scale=tiny` has run to completion:
+    built once per test run, by whichever worker needs it first (the others wait on its lock),
+    and read-only to every test (an edit is tried on a copy_finished copy)."""
+    where = shared_dir(tmp_path_factory) / "tiny_runs" / pid
+    where.parent.mkdir(parents=True, exist_ok=True)
+    root, done = where / "repo", where / "finished"
+    with FileLock(str(where) + ".lock"):
+        if not done.exists():
+            t0 = time.monotonic()
+            shutil.rmtree(where, ignore_errors=True)  # a partial run of a worker that crashed
+            copy_repo(root)
+            snakemake(root, f"paper_{pid}", "--cores", "2", papers=pid)
+            done.touch()
+            _TINY_RUNS.append((pid, time.monotonic() - t0))
     return root
 
 
@@ -130,19 +147,37 @@ SLURM_SCRIPT = REPO / "scripts" / "slurm_local.sh"
 
 
 @pytest.fixture(scope="session")
-def slurm_cluster():
-    """A running local SLURM cluster: started here (and stopped after) unless already up."""
-    if subprocess.run(["bash", str(SLURM_SCRIPT), "status"], capture_output=True).returncode == 0:
-        yield
-        return
-    proc = subprocess.run(["bash", str(SLURM_SCRIPT), "start"], capture_output=True, text=True,
-                          timeout=1200)
-    reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-    if proc.returncode == 3:
-        pytest.skip(reason)
-    assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
+def slurm_cluster(tmp_path_factory):
+    """A running local SLURM cluster: started here unless already up, and stopped when the last
+    pytest worker using it is done (a count of users under a lock) if this run started it."""
+    shared = shared_dir(tmp_path_factory)
+    lock, users, ours = (shared / f"slurm.{x}" for x in ("lock", "users", "started"))
+
+    def count(delta: int) -> int:
+        n = (int(users.read_text()) if users.exists() else 0) + delta
+        users.write_text(str(n))
+        return n
+
+    cannot = shared / "slurm.cannot"
+    with FileLock(str(lock)):
+        if cannot.exists():  # another worker tried already
+            pytest.skip(cannot.read_text())
+        if subprocess.run(["bash", str(SLURM_SCRIPT), "status"],
+                          capture_output=True).returncode != 0:
+            proc = subprocess.run(["bash", str(SLURM_SCRIPT), "start"], capture_output=True,
+                                  text=True, timeout=1200)
+            reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+            if proc.returncode == 3:
+                cannot.write_text(reason)
+                pytest.skip(reason)
+            assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
+            ours.touch()
+        count(+1)
     yield
-    subprocess.run(["bash", str(SLURM_SCRIPT), "stop"], capture_output=True)
+    with FileLock(str(lock)):
+        if count(-1) == 0 and ours.exists():
+            subprocess.run(["bash", str(SLURM_SCRIPT), "stop"], capture_output=True)
+            ours.unlink()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -160,44 +195,89 @@ def _slurm_probe_stays_fast(request):
 # ---------------------------------------------------------------- what the suite's time goes to
 # Every test phase's seconds go to the paper it is about (its `pid` parameter, or its file
 # tests/test_<id>_*.py), else to the shared infrastructure; a paper's tiny DAG goes to that paper
-# whichever test first needed it. Printed at the end of every run with the projection to the
-# nineteen papers the project will have (issue 17: at most 15 minutes on 2 idle cores).
+# whichever test first needed it. Each report carries its seconds (user_properties travel from
+# pytest-xdist workers to the controller), summed where the terminal summary is written and
+# printed with the projection to the nineteen papers the project will have (issue 17: at most
+# 15 minutes on 2 idle cores).
 PLANNED_PAPERS = 19
+COST_KEY = "suite_seconds"
 _COST: dict[str, float] = defaultdict(float)
 _TINY_RUNS: list[tuple[str, float]] = []
+_WALL = [time.monotonic()]
+
+
+def pytest_sessionstart(session):
+    _WALL[0] = time.monotonic()
 
 
 def _owner(item) -> str:
-    pid = getattr(getattr(item, "callspec", None), "params", {}).get("pid")
-    if pid:
-        return pid
-    name = Path(str(item.fspath)).name
-    hits = [p for p in PAPERS if name.startswith(f"test_{p}_")]
-    return max(hits, key=len) if hits else "(shared)"
+    group = _group(item.nodeid)
+    return group if group in PAPERS else "(shared)"
+
+
+def _group(nodeid: str) -> str:
+    """The paper a test is about (its `pid` parameter, or its file tests/test_<id>_*.py), else
+    its file: the unit pytest-xdist hands to one worker."""
+    path, _, rest = nodeid.partition("::")
+    params = rest.partition("[")[2].rstrip("]").split("-")
+    name = Path(path).name
+    hits = [p for p in PAPERS if p in params or name.startswith(f"test_{p}_")]
+    return max(hits, key=len) if hits else Path(path).stem
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """A paper's tests run on one worker (its tiny run is built there, its plans cached there),
+    and so do a shared file's (its module fixtures are built once). (xdist's own loadgroup does
+    not group under pytest 9.2: it renames item._nodeid, which pytest no longer reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByPaper(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid)
+
+    return ByPaper(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    yield
+    outcome = yield
     seconds = call.stop - call.start
+    costs = []
     while _TINY_RUNS:  # tiny DAGs this phase built: their paper's, not this test's
         pid, s = _TINY_RUNS.pop()
-        _COST[pid] += s
+        costs.append((pid, s))
         seconds -= s
-    _COST[_owner(item)] += seconds
+    costs.append((_owner(item), seconds))
+    outcome.get_result().user_properties.append((COST_KEY, costs))
 
 
-def pytest_terminal_summary(terminalreporter):
+def pytest_runtest_logreport(report):
+    for key, costs in report.user_properties:
+        if key == COST_KEY:
+            for owner, seconds in costs:
+                _COST[owner] += seconds
+
+
+def pytest_terminal_summary(terminalreporter, config):
     papers = {p: _COST[p] for p in PAPERS if p in _COST}
     if not papers:
         return
     shared = _COST.get("(shared)", 0.0)
     mean = sum(papers.values()) / len(papers)
+    total = shared + sum(papers.values())
+    wall = time.monotonic() - _WALL[0]
+    workers = getattr(config.option, "numprocesses", None)
+    workers = workers if isinstance(workers, int) and workers > 0 else 1
     w = terminalreporter.write_line
-    w("suite time by paper (tiny DAG, plans, determinism rerun, its own tests), seconds: "
+    w("suite time by paper (tiny DAG, plans, determinism rerun, its own tests), test-seconds: "
       + ", ".join(f"{p} {s:.0f}" for p, s in sorted(papers.items(), key=lambda kv: -kv[1])))
     w(f"suite time shared (core, DVC, SLURM, scaffold, summary): {shared:.0f} s; "
       f"papers: {sum(papers.values()):.0f} s ({len(papers)} papers, {mean:.0f} s each on average)")
     if len(papers) == len(PAPERS):
-        w(f"suite time projected at {PLANNED_PAPERS} papers (shared + {PLANNED_PAPERS} x the "
-          f"mean paper): {shared + PLANNED_PAPERS * mean:.0f} s")
+        speedup = total / wall if wall > 0 else 1.0
+        w(f"{total:.0f} test-seconds in {wall:.0f} s of wall time on {workers} worker(s) "
+          f"({speedup:.2f}x); projected at {PLANNED_PAPERS} papers (shared + {PLANNED_PAPERS} x "
+          f"the mean paper, at the same speed-up): "
+          f"{(shared + PLANNED_PAPERS * mean) / speedup:.0f} s")
+
