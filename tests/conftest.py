@@ -40,11 +40,65 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
+# ---------------------------------------------------------------- warm interpreters for jobs
+# Each process that runs tests (each pytest-xdist worker) starts a repro.core.warmstart server:
+# the jobs of every Snakemake run the tests start fork from it instead of importing torch,
+# transformers, scipy... again (a tiny job is 7-9 CPU-s of imports and well under a second of
+# work). REPRO_WARMSTART=off runs every job in a fresh interpreter. The SLURM test runs its jobs
+# cold and compares their tables with the local (warm) run's.
+_WARM: list = []
+
+
+def pytest_configure(config):
+    controller = (not os.environ.get("PYTEST_XDIST_WORKER")
+                  and isinstance(getattr(config.option, "numprocesses", None), int)
+                  and config.option.numprocesses > 0)
+    if controller or os.environ.get("REPRO_WARMSTART", "").lower() in ("off", "0", "no"):
+        return
+    import tempfile
+
+    where = Path(tempfile.mkdtemp(prefix="repro-warm-"))
+    sock = where / "sock"
+    log = open(where / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "repro.core.warmstart", "serve", "--socket",
+                             str(sock)], env={**os.environ, "PYTHONHASHSEED": "0"},
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    _WARM.extend([proc, where, log])
+    os.environ["REPRO_WARMSTART"] = str(sock)
+
+
+def pytest_unconfigure(config):
+    if _WARM:
+        proc, where, log = _WARM
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def warm_ready(timeout: float = 120) -> None:
+    """Wait (once) for this process's warm server to serve; jobs started before it is ready
+    would only run cold."""
+    if _WARM and not (_WARM[1] / "bin" / "python").exists():
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _WARM[0].poll() is None:
+            if (_WARM[1] / "bin" / "python").exists():
+                return
+            time.sleep(0.2)
+
+
 def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny",
-              **config: str) -> subprocess.CompletedProcess:
+              warm: bool = True, **config: str) -> subprocess.CompletedProcess:
     overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
     cmd = [SNAKEMAKE, *args, "--config", *(f"{k}={v}" for k, v in overrides.items())]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if warm:
+        warm_ready()
+    else:
+        env.pop("REPRO_WARMSTART", None)
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")

@@ -63,8 +63,10 @@ def fitted_resources(profile_dir: Path, declared: dict[str, dict] | None = None)
 def run_via_slurm(root: Path, *args: str, profile: Path, declared: dict[str, dict] | None = None,
                   **config: str) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
+    # cold: SLURM jobs start their own interpreters, as on a real cluster (and their tables are
+    # compared with the local run's, whose jobs forked from the warm server)
     proc = snakemake(root, *args, "--workflow-profile", str(profile), *HARNESS,
-                     *fitted_resources(profile, declared), **config)
+                     *fitted_resources(profile, declared), warm=False, **config)
     return proc, time.monotonic() - t0
 
 

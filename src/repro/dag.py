@@ -74,7 +74,7 @@ def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | N
     from repro.core.workflow import DECLARED
 
     repo = Path(repo).resolve()
-    cwd = os.getcwd()
+    cwd, environ = os.getcwd(), dict(os.environ)  # the Snakefile sets the jobs' PATH, PYTHONPATH
     handler = _JobInfo()
     logger = logging.getLogger("snakemake")
     logger.addHandler(handler)
@@ -99,6 +99,8 @@ def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | N
         raise PlanError(f"snakemake could not plan {what}: {err}") from err
     finally:
         os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(environ)
         logger.removeHandler(handler)
     jobs = {}
     for r in handler.records:

@@ -26,7 +26,11 @@ def setup_job_env(basedir: str | Path) -> None:
     """
     src = str(Path(basedir) / "src")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
-    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    first = [str(Path(sys.executable).parent)]
+    warm = os.environ.get("REPRO_WARMSTART")  # opt-in warm interpreters: repro.core.warmstart
+    if warm and (Path(warm).parent / "bin" / "python").exists():
+        first.insert(0, str(Path(warm).parent / "bin"))
+    os.environ["PATH"] = os.pathsep.join([*first, os.environ["PATH"]])
 
 
 def check_config(config: dict[str, Any]) -> None:
