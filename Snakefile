@@ -49,7 +49,7 @@ rule all:
 rule summary:
     input:
         claims=[getattr(rules, f"{p}_report").output.claims_json for p in PAPERS],
-        code=core("summary", "io", "claims"),
+        code=core("summary", "io", "claims", "provenance"),
     output:
         summary=report(f"{RESULTS}/summary.md", category="Summary"),
     log:

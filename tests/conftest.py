@@ -191,6 +191,19 @@ def tiny_run(request):
     return lambda pid: request.getfixturevalue(f"tiny_{pid}")
 
 
+def same_result(a: Path, b: Path) -> bool:
+    """Byte-identical but for the provenance (date, job wall times, machine): a Markdown file
+    without its footer, claims.json without its provenance; anything else byte for byte."""
+    from repro.core.provenance import strip_footer, without_provenance
+
+    if a.suffix == ".md":
+        return strip_footer(a.read_text()) == strip_footer(b.read_text())
+    if a.name == "claims.json":
+        return without_provenance(json.loads(a.read_text())) == without_provenance(
+            json.loads(b.read_text()))
+    return a.read_bytes() == b.read_bytes()
+
+
 def copy_finished(src: Path, dest: Path) -> Path:
     """Copy a finished run (mtimes and Snakemake metadata kept) to try an edit on it."""
     shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)

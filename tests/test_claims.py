@@ -248,6 +248,41 @@ def test_summary_counts_the_four_verdicts(tmp_path):
     assert "n=1 < 3 independent units" in text
 
 
+def test_the_ledger_carries_its_provenance(tmp_path, monkeypatch):
+    """write_ledger: claims.json keeps the verdicts and the run's provenance (settings hash,
+    seeds, versions, machine, each job's wall time from its benchmark file), the ledger, the
+    tables and the summary end with the same one-line footer, which same-seed comparisons
+    strip."""
+    from repro.core.claims import load_claims, load_provenance, write_ledger
+    from repro.core.provenance import FOOTER, footer_text, settings_hash, strip_footer
+
+    monkeypatch.chdir(tmp_path)
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "train_a_seed0.tsv").write_text("s\th:m:s\tmax_rss\n12.5\t0:00:12\t100\n")
+    (bench / "broken.tsv").write_text("nothing useful\n")
+    out = tmp_path / "results"
+    (out / "tables").mkdir(parents=True)
+    (out / "tables" / "t.md").write_text("| a |\n|---|\n| 1 |\n")
+    records = recs("a", [0.5, 0.6, 0.55]) + recs("b", [0.3, 0.35, 0.32])
+    settings = {"seeds": [0, 1, 2], "lr": 0.1}
+    write_ledger(out, "p", "tiny", [GT], records, settings=settings, bench_dir=bench)
+    prov = load_provenance(out / "claims.json")
+    assert [c["id"] for c in load_claims(out / "claims.json")] == [GT["id"]]
+    assert prov["settings_sha256"] == settings_hash({"lr": 0.1, "seeds": [0, 1, 2]})
+    assert prov["settings_sha256"] != settings_hash({**settings, "lr": 0.2})
+    assert prov["seeds"] == [0, 1, 2] and prov["commit"] is None and prov["dirty"] is None
+    assert prov["job_seconds"] == {"train_a_seed0": 12.5} and prov["jobs"] == 1
+    line = footer_text(prov)
+    assert "settings sha256 " + prov["settings_sha256"][:12] in line and "12.5 s" in line
+    for md in (out / "claims.md", out / "tables" / "t.md"):
+        text = md.read_text()
+        assert text.endswith(f"{FOOTER}\n_{line}_\n") and text.count(FOOTER) == 1
+    assert strip_footer((out / "tables" / "t.md").read_text()) == "| a |\n|---|\n| 1 |\n"
+    summary = summary_markdown("tiny", ["p"], [str(out / "claims.json")])
+    assert f"- {line}" in summary
+
+
 def test_an_exact_check_holds_on_one_unit_and_one_failing_unit_contradicts_it():
     """`exact: true` (an identity in float64, a worst case with its tolerance): no interval, no
     minimum; every unit must satisfy the bound, and Holm leaves it as it is."""

@@ -10,6 +10,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs
 
+from repro.core.claims import load_claims
+
 
 def _settings(root, scale="tiny"):
     from repro.core.config import resolve_scale
@@ -53,7 +55,7 @@ def test_small_is_the_papers_grid_with_fewer_reps(tmp_path):
 def test_tiny_dag_outputs(tiny_hadamard_dp):
     out = tiny_hadamard_dp / "results/tiny/hadamard_dp"
     s = _settings(tiny_hadamard_dp)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     verdicts = {c["id"]: c["verdict"] for c in claims}
     for cid in ("privacy_ewl_within_eps", "privacy_ewl_control_violates",
                 "privacy_ewg_within_delta", "privacy_ewg_control_violates"):

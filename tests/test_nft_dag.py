@@ -8,6 +8,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, plan, planned_jobs
 
+from repro.core.claims import load_claims
+
 NFT_RULES = {"nft_fetch", "nft_sft", "nft_equivalence", "nft_train", "nft_evaluate",
              "nft_report", "paper_nft"}
 
@@ -47,7 +49,7 @@ def test_full_plan_adds_the_papers_7b_math_runs(tmp_path):
 def test_tiny_dag_outputs(tiny_nft):
     out = tiny_nft / "results/tiny/nft"
     s = _settings(tiny_nft)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     cfg = yaml.safe_load((tiny_nft / "config/papers/nft.yaml").read_text())
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     by_id = {c["id"]: c for c in claims}

@@ -13,7 +13,18 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PAPERS, REPO, copy_finished, edit, plan, planned_jobs, snakemake
+from conftest import (
+    PAPERS,
+    REPO,
+    copy_finished,
+    edit,
+    plan,
+    planned_jobs,
+    same_result,
+    snakemake,
+)
+
+from repro.core.claims import load_claims
 
 VERDICTS = {"holds", "contradicted", "inconclusive", "not testable at this scale"}
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -43,7 +54,7 @@ def test_tiny_dag_outputs(pid, tiny_run):
     root = tiny_run(pid)
     out = root / f"results/tiny/{pid}"
     cfg = _cfg(root, pid)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     for c in claims:
         assert c["verdict"] in VERDICTS, c
@@ -63,6 +74,34 @@ def test_tiny_dag_outputs(pid, tiny_run):
     for f in figures:
         assert (root / f).read_bytes()[:8] == PNG, f
     assert list((root / f"logs/tiny/{pid}").glob("*.log"))
+
+
+def test_every_result_carries_its_provenance(pid, tiny_run):
+    """claims.json, the ledger's and every table's footer, every figure's caption: where the
+    numbers come from (a repo copy is no git checkout; its commit says so)."""
+    from PIL import Image
+
+    from repro.core.claims import load_provenance
+    from repro.core.config import load_settings
+    from repro.core.provenance import FOOTER, footer_text, settings_hash
+
+    root = tiny_run(pid)
+    out = root / f"results/tiny/{pid}"
+    prov = load_provenance(out / "claims.json")
+    assert prov["paper"] == pid and prov["scale"] == "tiny"
+    assert prov["commit"] is None and "no git checkout" in footer_text(prov)
+    settings = load_settings(root / f"config/papers/{pid}.yaml", "tiny")
+    assert prov["settings_sha256"] == settings_hash(settings)
+    assert prov["seeds"] and prov["python"] and prov["cpu"] and "numpy" in prov["packages"]
+    # one benchmark per job that ran, but the report's own (it is still running)
+    ran = [j for j in _full_plan(root, pid) if j["outputs"] and j["rule"] != f"{pid}_report"]
+    assert prov["jobs"] == len(ran) and all(s >= 0 for s in prov["job_seconds"].values())
+    line = footer_text(prov)
+    for md in [out / "claims.md", *(out / "tables").glob("*.md")]:
+        assert md.read_text().endswith(f"{FOOTER}\n_{line}_\n"), md
+    for png in out.rglob("*.png"):
+        with Image.open(png) as im:
+            assert im.text["Description"] == line, png
 
 
 def test_finished_dag_plans_nothing(pid, tiny_run):
@@ -130,7 +169,7 @@ def test_same_seeds_give_byte_identical_tables(pid, tiny_run, tmp_path):
     compared = 0
     for o in _report_outputs(first, pid):
         if o.endswith((".csv", ".md", ".json")) and o not in exempt:
-            assert (again / o).read_bytes() == (first / o).read_bytes(), o
+            assert same_result(again / o, first / o), o
             compared += 1
     assert compared and (again / f"results/tiny/{pid}/claims.md").stat().st_mtime > (
         first / f"results/tiny/{pid}/claims.md").stat().st_mtime  # the report did rerun

@@ -10,6 +10,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs
 
+from repro.core.claims import load_claims
+
 
 def _settings(root, scale="tiny"):
     from repro.core.config import resolve_scale
@@ -44,7 +46,7 @@ def test_full_plan_is_the_papers_setting(tmp_path):
 def test_tiny_dag_outputs(tiny_reap):
     out = tiny_reap / "results/tiny/reap"
     s = _settings(tiny_reap)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     cfg = yaml.safe_load((tiny_reap / "config/papers/reap.yaml").read_text())
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     assert all(c["verdict"] in ("holds", "contradicted", "inconclusive",

@@ -10,6 +10,7 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs
 
+from repro.core.claims import load_claims
 from repro.papers.relval.report import atari_aggregate, iqm
 
 
@@ -46,7 +47,7 @@ def test_full_plan_is_the_papers_49_games_x_10_seeds(tmp_path):
 def test_tiny_dag_outputs(tiny_relval):
     out = tiny_relval / "results/tiny/relval"
     s = _settings(tiny_relval)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     cfg = yaml.safe_load((tiny_relval / "config/papers/relval.yaml").read_text())
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     theory = {c["id"]: c["verdict"] for c in claims if c["id"].startswith("theory_")}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
+
+from repro.core.claims import load_claims
 
 ROVE_RULES = {"rove_fetch", "rove_toy", "rove_theorem", "rove_sft", "rove_train", "rove_evaluate",
               "rove_math_fetch", "rove_math_base", "rove_math_train", "rove_math_evaluate",
@@ -39,7 +39,7 @@ def test_fresh_plan_covers_the_whole_rove_dag(tmp_path):
 
 def test_tiny_dag_outputs(tiny_rove):
     out = tiny_rove / "results/tiny/rove"
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     cfg = yaml.safe_load((tiny_rove / "config/papers/rove.yaml").read_text())
     assert [c["id"] for c in claims] == [c["id"] for c in cfg["claims"]]
     for c in claims:

@@ -9,6 +9,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
+from repro.core.claims import load_claims
+
 
 def _settings(root, scale="tiny"):
     from repro.core.config import resolve_scale
@@ -57,7 +59,7 @@ def test_a_wrong_algorithm_is_rejected_before_any_job(tmp_path):
 def test_tiny_dag_outputs(tiny_stackelberg):
     out = tiny_stackelberg / "results/tiny/stackelberg"
     s = _settings(tiny_stackelberg)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     # claim ids, verdicts, tables and figures: tests/test_papers.py
     assert all(c["verdict"] != "not testable at this scale" for c in claims)
     regret = pd.read_csv(out / "tables/regret.csv")

@@ -7,11 +7,12 @@ over one repo copy: Snakemake must then see every paper as complete and run only
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
 from conftest import PAPERS, REPO, copy_finished, copy_repo, planned_jobs, snakemake
+
+from repro.core.claims import load_claims
 
 pytestmark = pytest.mark.slow
 RUN_PRODUCTS = ("data", "results", "logs", ".snakemake/metadata")
@@ -44,7 +45,7 @@ def test_all_runs_only_the_summary_over_finished_papers(request, tmp_path):
     snakemake(root, "all", "--cores", "1")
     text = (root / "results/tiny/summary.md").read_text()
     for pid in PAPERS:
-        claims = json.loads((root / f"results/tiny/{pid}/claims.json").read_text())
+        claims = load_claims(root / f"results/tiny/{pid}/claims.json")
         assert claims and text.count(f"| {pid} |") == len(claims), pid
         for c in claims:
             assert f"**{c['verdict']}**" in text

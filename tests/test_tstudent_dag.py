@@ -9,6 +9,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs, snakemake
 
+from repro.core.claims import load_claims
+
 
 def _settings(root, scale="tiny"):
     from repro.core.config import resolve_scale
@@ -55,7 +57,7 @@ def test_a_wrong_setting_is_rejected_before_any_job(tmp_path):
 def test_tiny_dag_outputs(tiny_tstudent):
     out = tiny_tstudent / "results/tiny/tstudent"
     s = _settings(tiny_tstudent)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     # claim ids, verdicts, tables and figures: tests/test_papers.py
     assert all(c["verdict"] != "not testable at this scale" for c in claims)
     rates = pd.read_csv(out / "tables/rates.csv")

@@ -10,6 +10,8 @@ import pandas as pd
 import yaml
 from conftest import copy_finished, copy_repo, edit, planned_jobs
 
+from repro.core.claims import load_claims
+
 
 def _settings(root, scale="tiny"):
     from repro.core.config import resolve_scale
@@ -56,7 +58,7 @@ def test_full_plan_is_the_papers_three_datasets(tmp_path):
 def test_tiny_dag_outputs(tiny_vaecf):
     out = tiny_vaecf / "results/tiny/vaecf"
     s = _settings(tiny_vaecf)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     verdicts = {c["id"]: c["verdict"] for c in claims}
     assert verdicts["anchor_beats_masking_ml20m"] == "not testable at this scale"
     assert verdicts["masking_beats_clean"] in ("holds", "contradicted", "inconclusive")

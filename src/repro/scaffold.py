@@ -127,6 +127,8 @@ rule fetch:
         source=f"{P.data}/source.json",
     log:
         f"{P.logs}/fetch.log",
+    benchmark:
+        f"{P.bench}/fetch.tsv"
     localrule: True
     conda:
         P.env
@@ -148,6 +150,8 @@ rule train:
         run=f"{P.out}/runs/{{method}}/seed{{seed}}.json",
     log:
         f"{P.logs}/train_{{method}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/train_{{method}}_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -172,6 +176,8 @@ rule evaluate:
         metrics=f"{P.out}/eval/{{method}}_seed{{seed}}.json",
     log:
         f"{P.logs}/evaluate_{{method}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/evaluate_{{method}}_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -191,7 +197,7 @@ FIGURES = [f"{P.out}/figures/errors.png"]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         evals=expand(rules.evaluate.output.metrics, method=METHODS, seed=SEEDS),
     output:

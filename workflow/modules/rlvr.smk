@@ -91,6 +91,8 @@ for task, T in TASKS.items():
             source=f"{T['data']}/source.json",
         log:
             f"{P.logs}/{T['prefix']}fetch.log",
+        benchmark:
+            f"{P.bench}/{T['prefix']}fetch.tsv"
         localrule: True
         conda:
             P.env
@@ -117,6 +119,8 @@ for task, T in TASKS.items():
             base=directory(f"{T['out']}/base"),
         log:
             f"{P.logs}/{T['base']}.log",
+        benchmark:
+            f"{P.bench}/{T['base']}.tsv"
         conda:
             P.env
         resources:
@@ -147,6 +151,8 @@ for task, T in TASKS.items():
             run=directory(f"{T['out']}/{{method}}/seed{{seed}}"),
         log:
             f"{P.logs}/{T['prefix']}train_{{method}}_seed{{seed}}.log",
+        benchmark:
+            f"{P.bench}/{T['prefix']}train_{{method}}_seed{{seed}}.tsv"
         wildcard_constraints:
             method="|".join(T["methods"]) or "none",
         conda:
@@ -180,6 +186,8 @@ for task, T in TASKS.items():
             metrics=f"{T['out']}/eval/{{evalmethod}}_seed{{seed}}.json",
         log:
             f"{P.logs}/{T['prefix']}evaluate_{{evalmethod}}_seed{{seed}}.log",
+        benchmark:
+            f"{P.bench}/{T['prefix']}evaluate_{{evalmethod}}_seed{{seed}}.tsv"
         wildcard_constraints:
             evalmethod="|".join(["base", *T["methods"]]),
         conda:

@@ -31,6 +31,8 @@ rule fetch:
         source=f"{P.data}/source.json",
     log:
         f"{P.logs}/fetch.log",
+    benchmark:
+        f"{P.bench}/fetch.tsv"
     localrule: True
     conda:
         P.env
@@ -53,6 +55,8 @@ rule grid:
         cell=f"{P.out}/grid/{{metric}}_m{{m}}.json",
     log:
         f"{P.logs}/grid_{{metric}}_m{{m}}.log",
+    benchmark:
+        f"{P.bench}/grid_{{metric}}_m{{m}}.tsv"
     wildcard_constraints:
         metric="|".join(METRICS),
         m="|".join(MS),
@@ -80,6 +84,8 @@ rule realdata:
         result=f"{P.out}/realdata.json",
     log:
         f"{P.logs}/realdata.log",
+    benchmark:
+        f"{P.bench}/realdata.tsv"
     conda:
         P.env
     resources:
@@ -101,6 +107,8 @@ rule footpoint:
         result=f"{P.out}/footpoint.json",
     log:
         f"{P.logs}/footpoint.log",
+    benchmark:
+        f"{P.bench}/footpoint.tsv"
     conda:
         P.env
     resources:
@@ -122,6 +130,8 @@ rule privacy:
         result=f"{P.out}/privacy.json",
     log:
         f"{P.logs}/privacy.log",
+    benchmark:
+        f"{P.bench}/privacy.tsv"
     conda:
         P.env
     resources:
@@ -159,7 +169,7 @@ FIGURES = [
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         grid=expand(rules.grid.output.cell, metric=METRICS, m=MS),
         realdata=rules.realdata.output.result,

@@ -53,6 +53,8 @@ rule equivalence:
         result=f"{P.out}/equivalence.json",
     log:
         f"{P.logs}/equivalence.log",
+    benchmark:
+        f"{P.bench}/equivalence.tsv"
     conda:
         P.env
     resources:
@@ -87,7 +89,7 @@ rule report:
         code=[
             *P.src("report"),
             *P.job,
-            *core("tables", "claims", "plotting", "metrics", "rlvr/reporting"),
+            *core("tables", "claims", "provenance", "plotting", "metrics", "rlvr/reporting"),
         ],
         config=P.config,
         equivalence=rules.equivalence.output.result,

@@ -39,6 +39,8 @@ rule fetch:
         source=f"{P.data}/source.json",
     log:
         f"{P.logs}/fetch.log",
+    benchmark:
+        f"{P.bench}/fetch.tsv"
     localrule: True
     conda:
         P.env
@@ -64,6 +66,8 @@ rule train:
         model=directory(f"{P.out}/model"),
     log:
         f"{P.logs}/train.log",
+    benchmark:
+        f"{P.bench}/train.tsv"
     conda:
         P.env
     threads: S["train"]["threads"] if S["model"]["kind"] == "scratch" else 1
@@ -92,6 +96,8 @@ rule observe:
         summary=f"{P.out}/observe/seed{{seed}}.json",
     log:
         f"{P.logs}/observe_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/observe_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -121,6 +127,8 @@ rule reference:
         metrics=f"{P.out}/eval/unpruned.json",
     log:
         f"{P.logs}/evaluate_unpruned.log",
+    benchmark:
+        f"{P.bench}/evaluate_unpruned.tsv"
     conda:
         P.env
     resources:
@@ -152,6 +160,8 @@ rule evaluate:
         metrics=f"{P.out}/eval/{{method}}_r{{ratio}}_seed{{seed}}.json",
     log:
         f"{P.logs}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.tsv"
     wildcard_constraints:
         method="|".join(METHODS),
         ratio="|".join(map(str, RATIOS)),
@@ -188,7 +198,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("compression", "router")]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         model=rules.train.output.model,
         observations=expand(rules.observe.output.summary, seed=SEEDS),

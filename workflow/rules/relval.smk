@@ -28,6 +28,8 @@ rule theory:
         result=f"{P.out}/theory.json",
     log:
         f"{P.logs}/theory.log",
+    benchmark:
+        f"{P.bench}/theory.tsv"
     conda:
         P.env
     resources:
@@ -49,6 +51,8 @@ rule train:
         run=f"{P.out}/runs/{{env}}/{{agent}}/seed{{seed}}.json",
     log:
         f"{P.logs}/train_{{env}}_{{agent}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/train_{{env}}_{{agent}}_seed{{seed}}.tsv"
     wildcard_constraints:
         env="|".join(ENV_OF) or "none",
         agent="|".join(AGENTS),
@@ -80,7 +84,11 @@ FIGURES = [f"{P.out}/figures/curves_{slug(e)}.png" for e in ENV_OF.values()]
 
 rule report:
     input:
-        code=[*P.src("report", "theory"), *P.job, *core("tables", "claims", "plotting")],
+        code=[
+            *P.src("report", "theory"),
+            *P.job,
+            *core("tables", "claims", "provenance", "plotting"),
+        ],
         config=P.config,
         theory=rules.theory.output.result,
         runs=RUNS,

@@ -43,6 +43,8 @@ rule toy:
         metrics=f"{P.out}/toy/metrics.json",
     log:
         f"{P.logs}/toy.log",
+    benchmark:
+        f"{P.bench}/toy.tsv"
     conda:
         P.env
     resources:
@@ -64,6 +66,8 @@ rule theorem:
         result=f"{P.out}/theorem.json",
     log:
         f"{P.logs}/theorem.log",
+    benchmark:
+        f"{P.bench}/theorem.tsv"
     conda:
         P.env
     resources:
@@ -91,7 +95,7 @@ rule report:
         code=[
             *P.src("report", "plots"),
             *P.job,
-            *core("tables", "claims", "plotting", "metrics", "rlvr/reporting"),
+            *core("tables", "claims", "provenance", "plotting", "metrics", "rlvr/reporting"),
         ],
         config=P.config,
         toy=rules.toy.output.metrics,

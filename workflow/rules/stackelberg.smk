@@ -40,6 +40,8 @@ rule run:
         run=f"{P.out}/runs/{{env}}/seed{{seed}}.json",
     log:
         f"{P.logs}/run_{{env}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/run_{{env}}_seed{{seed}}.tsv"
     wildcard_constraints:
         env="|".join(ENVS),
     conda:
@@ -63,6 +65,8 @@ rule tune:
         run=f"{P.out}/ablation/tune/seed{{seed}}.json",
     log:
         f"{P.logs}/tune_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/tune_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -87,6 +91,8 @@ rule tuned:
         run=f"{P.out}/ablation/tuned/seed{{seed}}.json",
     log:
         f"{P.logs}/tuned_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/tuned_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -111,7 +117,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T")]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         runs=RUNS,
         tuning=TUNING,

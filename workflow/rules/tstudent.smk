@@ -28,6 +28,8 @@ rule fetch:
         source=f"{P.data}/source.json",
     log:
         f"{P.logs}/fetch.log",
+    benchmark:
+        f"{P.bench}/fetch.tsv"
     localrule: True
     conda:
         P.env
@@ -50,6 +52,8 @@ rule cnn:
         cnn=f"{P.out}/digits/cnn.json",
     log:
         f"{P.logs}/cnn.log",
+    benchmark:
+        f"{P.bench}/cnn.tsv"
     conda:
         P.env
     resources:
@@ -72,6 +76,8 @@ rule train:
         run=f"{P.out}/runs/{{setting}}/seed{{seed}}.json",
     log:
         f"{P.logs}/train_{{setting}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/train_{{setting}}_seed{{seed}}.tsv"
     wildcard_constraints:
         setting="|".join(SETTINGS),
     conda:
@@ -98,6 +104,8 @@ rule digits:
         run=f"{P.out}/digits/seed{{seed}}.json",
     log:
         f"{P.logs}/digits_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/digits_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -123,7 +131,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("curves", "recovery", "attention
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         runs=RUNS,
         digits=DIGITS_RUNS,

@@ -65,6 +65,8 @@ rule fetch:
         source=f"{P.data}/{{dataset}}/source.json",
     log:
         f"{P.logs}/fetch_{{dataset}}.log",
+    benchmark:
+        f"{P.bench}/fetch_{{dataset}}.tsv"
     localrule: True
     conda:
         P.env
@@ -89,6 +91,8 @@ rule prepare:
         stats=f"{P.data}/{{dataset}}/stats.json",
     log:
         f"{P.logs}/prepare_{{dataset}}.log",
+    benchmark:
+        f"{P.bench}/prepare_{{dataset}}.tsv"
     conda:
         P.env
     resources:
@@ -114,6 +118,8 @@ rule train:
         run=directory(f"{P.out}/runs/{{dataset}}/{{variant}}/seed{{seed}}"),
     log:
         f"{P.logs}/train_{{dataset}}_{{variant}}_seed{{seed}}.log",
+    benchmark:
+        f"{P.bench}/train_{{dataset}}_{{variant}}_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -141,6 +147,8 @@ rule proximity:
         result=f"{P.out}/proximity/{{dataset}}/{{variant}}.json",
     log:
         f"{P.logs}/proximity_{{dataset}}_{{variant}}.log",
+    benchmark:
+        f"{P.bench}/proximity_{{dataset}}_{{variant}}.tsv"
     conda:
         P.env
     resources:
@@ -178,7 +186,7 @@ FIGURES = [
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "plotting")],
+        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
         stats=expand(rules.prepare.output.stats, dataset=DATASETS),
         sources=expand(rules.fetch.output.source, dataset=DATASETS),

@@ -397,13 +397,43 @@ def claims_markdown(paper: str, scale: str, results: list[Mapping[str, Any]]) ->
 
 def write_ledger(
     out: Path, paper: str, scale: str, claims: list[Mapping[str, Any]],
-    records: list[Mapping[str, Any]],
+    records: list[Mapping[str, Any]], settings: Mapping[str, Any] | None = None,
+    bench_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Evaluate `claims` on `records` and write claims.json, claims.md and records.json."""
+    """Evaluate `claims` on `records`; write claims.json (the verdicts and the run's provenance),
+    claims.md and records.json; stamp the provenance on every table and figure under `out`.
+    The last step of every report. `settings` default to the paper's resolved config at
+    `scale`, `bench_dir` to logs/<scale>/<paper>/benchmarks (the jobs' wall times)."""
+    from repro.core import provenance
+    from repro.core.config import load_settings
     from repro.core.io import write_json, write_text
 
+    out = Path(out)
     results = evaluate_claims(claims, records)
-    write_json(out / "claims.json", results)
-    write_text(out / "claims.md", claims_markdown(paper, scale, results))
+    if settings is None:
+        settings = load_settings(f"config/papers/{paper}.yaml", scale)
+    seeds = [r.get("seed") for r in records if isinstance(r.get("seed"), int | str)]
+    prov = provenance.collect(
+        paper, scale, settings, seeds or settings.get("seeds", []),
+        bench_dir if bench_dir is not None else Path("logs") / scale / paper / "benchmarks")
+    write_json(out / "claims.json", {"paper": paper, "scale": scale, "claims": results,
+                                     "provenance": prov})
+    write_text(out / "claims.md", claims_markdown(paper, scale, results) + provenance.footer(prov))
     write_json(out / "records.json", records)
+    provenance.stamp_outputs(out, prov)
     return results
+
+
+def load_claims(path: str | Path) -> list[dict[str, Any]]:
+    """The verdicts of a claims.json."""
+    import json
+
+    data = json.loads(Path(path).read_text())
+    return data["claims"] if isinstance(data, dict) else data
+
+
+def load_provenance(path: str | Path) -> dict[str, Any] | None:
+    import json
+
+    data = json.loads(Path(path).read_text())
+    return data.get("provenance") if isinstance(data, dict) else None

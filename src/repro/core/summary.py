@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from repro.core.claims import VERDICTS, diff_text
-from repro.core.io import read_json, write_text
+from repro.core.claims import VERDICTS, diff_text, load_claims, load_provenance
+from repro.core.io import write_text
+from repro.core.provenance import footer_text
 
 
 def _totals(label: str, counts: dict[str, int]) -> str:
@@ -26,8 +27,12 @@ def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> s
     ]
     counts: dict[str, int] = {}
     counts_holm: dict[str, int] = {}
+    stamps = []
     for pid, path in zip(papers, claim_files, strict=True):
-        for c in read_json(path):
+        prov = load_provenance(path)
+        if prov:
+            stamps.append(f"- {footer_text(prov)}")
+        for c in load_claims(path):
             v = c["values"]
             diff = diff_text(v) or v.get("reason", "-")
             holm = c.get("verdict_holm", "-")
@@ -38,6 +43,8 @@ def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> s
                 f"| {diff} |"
             )
     lines += ["", _totals("Totals", counts), "", _totals("Totals after Holm", counts_holm)]
+    if stamps:
+        lines += ["", "Where each paper's results come from:", "", *stamps]
     return "\n".join(lines) + "\n"
 
 

@@ -129,6 +129,12 @@ class Paper:
     job: list[str] = field(default_factory=list)
     """the core modules every job imports"""
 
+    @property
+    def bench(self) -> str:
+        """Where each job's Snakemake `benchmark:` file goes (its wall time, in the provenance
+        the report stamps on every result)."""
+        return f"{self.logs}/benchmarks"
+
     def src(self, *modules: str) -> list[str]:
         """The package's modules a rule runs, plus its settings.py where it has one (every job
         reads its typed settings through it, so its edits rerun them all)."""
