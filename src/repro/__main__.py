@@ -5,6 +5,8 @@
     python -m repro new-paper <id> --title "..."   # a working skeleton of a new paper
     python -m repro push rove --scale small
     python -m repro restore rove --scale small
+    python -m repro publish rove --scale small    # commit the results the README shows
+    python -m repro status                        # computed / published / stale per paper
 """
 
 from __future__ import annotations
@@ -39,8 +41,17 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("paper")
         p.add_argument("--scale", default="small", choices=["tiny", "small", "full"])
         p.add_argument("--remote", default=None, help="DVC remote name (default: the default)")
+    pub = sub.add_parser("publish", help="commit a finished run's records, ledger and tables "
+                         "(with provenance) under src/repro/papers/<id>/results/<scale>/ and "
+                         "show them in the paper's README")
+    pub.add_argument("paper")
+    pub.add_argument("--scale", default="small", choices=["tiny", "small", "full"])
+    sub.add_parser("status", help="per paper and scale: computed here, published, and whether "
+                   "the published results are older than the paper's code or config")
     a = ap.parse_args(argv)
     repo = Path.cwd()
+    if a.cmd in ("publish", "status"):
+        return _publish(repo, a)
 
     from repro import artifacts
 
@@ -81,6 +92,28 @@ def main(argv: list[str] | None = None) -> int:
     except artifacts.ArtifactError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _publish(repo: Path, a: argparse.Namespace) -> int:
+    from repro.core.workflow import registered_papers
+    from repro.publish import PublishError, publish, status, status_table
+
+    if a.cmd == "status":
+        rows = status(repo, registered_papers(repo))
+        print(status_table(rows))
+        return 0
+    if a.paper not in registered_papers(repo):
+        print(f"error: no paper {a.paper!r} (config/papers/{a.paper}.yaml)", file=sys.stderr)
+        return 2
+    try:
+        written = publish(repo, a.paper, a.scale)
+    except PublishError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print("wrote\n  " + "\n  ".join(str(p.relative_to(repo)) for p in written))
+    print(f"now commit them (git add src/repro/papers/{a.paper} && git commit -m "
+          f"'results: {a.paper} {a.scale}')")
     return 0
 
 

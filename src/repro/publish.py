@@ -1,0 +1,197 @@
+"""Published results: a paper's records, ledger and tables at one scale, with their provenance,
+committed under src/repro/papers/<id>/results/<scale>/ (small text files only) and shown in the
+paper's README between markers, so the README's numbers are never pasted by hand.
+
+    python -m repro publish <id> --scale small   # after `snakemake paper_<id>` at that scale
+    python -m repro status                       # computed / published / stale, per paper
+
+tests/test_published.py recomputes every published ledger from its committed records and
+claim definitions with the current core/claims.py, and checks each README shows exactly what
+is published.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from repro.core.claims import claims_markdown, evaluate_claims, load_claims, load_provenance
+from repro.core.config import load_yaml, resolve_scale
+from repro.core.io import write_json, write_text
+from repro.core.provenance import footer, settings_hash, strip_footer
+
+SCALES = ("tiny", "small", "full")
+MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stays in DVC
+SPEC = "claims_spec.json"
+# what a paper's results depend on besides its own package: for `status` (stale or not)
+SHARED_CODE = ("src/repro/core", "workflow/modules", "Snakefile")
+
+
+class PublishError(Exception):
+    """Something to fix before publishing; the message says what."""
+
+
+def published_dir(repo: Path, pid: str, scale: str) -> Path:
+    return repo / "src" / "repro" / "papers" / pid / "results" / scale
+
+
+def _markers(scale: str) -> tuple[str, str]:
+    return (f"<!-- published results: {scale} -->", f"<!-- end published results: {scale} -->")
+
+
+def readme_block(repo: Path, pid: str, scale: str) -> str:
+    """What the README shows for a published scale: the ledger and every table, from the
+    committed files, each with its provenance footer."""
+    d = published_dir(repo, pid, scale)
+    start, end = _markers(scale)
+    rel = d.relative_to(repo / "src" / "repro" / "papers" / pid)
+    parts = [start,
+             f"<!-- written by `python -m repro publish {pid} --scale {scale}` from {rel}/; "
+             "do not edit by hand -->", "",
+             f"### Published results at scale `{scale}`", "",
+             _demote(strip_footer((d / "claims.md").read_text()).strip()), ""]
+    for t in sorted((d / "tables").glob("*.md")):
+        parts += [f"#### Table `{t.stem}`", "", strip_footer(t.read_text()).strip(), ""]
+    prov = load_provenance(d / "claims.json")
+    if prov:
+        parts += [footer(prov).strip(), ""]
+    parts.append(end)
+    return "\n".join(parts)
+
+
+def _demote(md: str) -> str:
+    """The ledger's headings one level down (it sits inside the README's own sections)."""
+    return "\n".join("###" + ln if ln.startswith("#") else ln for ln in md.splitlines())
+
+
+def update_readme(repo: Path, pid: str, scale: str) -> Path:
+    readme = repo / "src" / "repro" / "papers" / pid / "README.md"
+    text = readme.read_text() if readme.exists() else f"# {pid}\n"
+    block = readme_block(repo, pid, scale)
+    start, end = _markers(scale)
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + block + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n## Results\n\n" + block + "\n"
+    write_text(readme, text)
+    return readme
+
+
+def publish(repo: Path, pid: str, scale: str, results_dir: str = "results") -> list[Path]:
+    """Copy a finished run's records, ledger and tables into the package; update the README."""
+    src = repo / results_dir / scale / pid
+    if not (src / "claims.json").exists():
+        raise PublishError(f"no finished {scale} run of {pid} in {src}: run "
+                           f"`snakemake paper_{pid} --config scale={scale}` first")
+    prov = load_provenance(src / "claims.json")
+    if not prov:
+        raise PublishError(f"{src}/claims.json has no provenance (written before provenance "
+                           "existed): rerun its report")
+    cfg = load_yaml(repo / "config" / "papers" / f"{pid}.yaml")
+    if settings_hash(resolve_scale(cfg, scale)) != prov["settings_sha256"]:
+        raise PublishError(f"config/papers/{pid}.yaml at {scale} differs from the settings the "
+                           f"run used: rerun `snakemake paper_{pid} --config scale={scale}`")
+    files = [src / "claims.json", src / "claims.md", src / "records.json",
+             *sorted((src / "tables").glob("*.md")), *sorted((src / "tables").glob("*.csv"))]
+    big = [f"{f.relative_to(repo)} ({f.stat().st_size // 1024} KB)" for f in files
+           if f.stat().st_size > MAX_FILE_BYTES]
+    if big:
+        raise PublishError(f"too large to commit (limit {MAX_FILE_BYTES // 1024} KB a file; "
+                           f"keep it in DVC): {', '.join(big)}")
+    dest = published_dir(repo, pid, scale)
+    if dest.exists():
+        shutil.rmtree(dest)
+    written = []
+    for f in files:
+        target = dest / f.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+        written.append(target)
+    write_json(dest / SPEC, cfg.get("claims", []))
+    written.append(dest / SPEC)
+    written.append(update_readme(repo, pid, scale))
+    return written
+
+
+def recompute_ledger(repo: Path, pid: str, scale: str) -> str:
+    """The ledger the current core/claims.py gives on the published records and claims."""
+    d = published_dir(repo, pid, scale)
+    records = json.loads((d / "records.json").read_text())
+    spec = json.loads((d / SPEC).read_text())
+    return claims_markdown(pid, scale, evaluate_claims(spec, records))
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+
+
+def _changed_since(repo: Path, commit: str, pid: str) -> list[str] | None:
+    """Files of the paper (and the shared code) that differ now from `commit` (None: unknown
+    commit here)."""
+    if _git(repo, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        return None
+    own = [f"src/repro/papers/{pid}", f"config/papers/{pid}.yaml",
+           f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml"]
+    paths = [p for p in (*own, *SHARED_CODE) if (repo / p).exists()]
+    mine = f"src/repro/papers/{pid}"
+    out = _git(repo, "diff", "--name-only", commit, "--", *paths,
+               f":(exclude){mine}/results", f":(exclude){mine}/README.md")
+    return [ln for ln in out.stdout.splitlines() if ln]
+
+
+def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[dict[str, Any]]:
+    """Per paper and scale: computed here, published, and whether the published results are
+    older than the paper's code or config."""
+    rows = []
+    for pid in papers:
+        cfg = load_yaml(repo / "config" / "papers" / f"{pid}.yaml")
+        for scale in SCALES:
+            computed = repo / results_dir / scale / pid / "claims.json"
+            pub = published_dir(repo, pid, scale) / "claims.json"
+            row: dict[str, Any] = {"paper": pid, "scale": scale, "computed": computed.exists(),
+                                   "published": pub.exists(), "stale": None, "why": ""}
+            if pub.exists():
+                prov = load_provenance(pub) or {}
+                why = []
+                if prov.get("settings_sha256") != settings_hash(resolve_scale(cfg, scale)):
+                    why.append("its config changed")
+                commit = prov.get("commit")
+                changed = _changed_since(repo, commit, pid) if commit else None
+                if not commit:
+                    why.append("computed outside a git checkout: its age is unknown")
+                elif changed is None:
+                    why.append(f"computed at {commit[:10]}, which this checkout does not have")
+                elif changed:
+                    why.append(f"{len(changed)} file(s) of its code changed since "
+                               f"{prov['commit'][:10]}: {', '.join(changed[:3])}"
+                               + (" ..." if len(changed) > 3 else ""))
+                row["stale"] = bool(why)
+                row["why"] = "; ".join([*why, *(["published from a dirty tree"]
+                                                if prov.get("dirty") else [])])
+                row["verdicts"] = _counts(load_claims(pub))
+            rows.append(row)
+    return rows
+
+
+def _counts(claims: list[dict[str, Any]]) -> str:
+    n: dict[str, int] = {}
+    for c in claims:
+        n[c["verdict"]] = n.get(c["verdict"], 0) + 1
+    return ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
+
+
+def status_table(rows: list[dict[str, Any]]) -> str:
+    lines = ["paper        scale  computed  published  state"]
+    for r in rows:
+        if r["published"]:
+            state = ("STALE" if r["stale"] else "current") + (
+                f" ({r['why']})" if r["why"] else "") + f"; {r['verdicts']}"
+        else:
+            state = "-"
+        lines.append(f"{r['paper']:<12} {r['scale']:<6} {'yes' if r['computed'] else 'no':<9} "
+                     f"{'yes' if r['published'] else 'no':<10} {state}")
+    return "\n".join(lines)

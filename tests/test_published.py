@@ -1,0 +1,117 @@
+"""Published results (python -m repro publish / status): every committed ledger recomputes from
+its committed records with the current core/claims.py, every paper README shows exactly what is
+published, and publish/status work end to end on a finished tiny run in a git checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, copy_finished, edit
+
+from repro import publish as pub
+from repro.core.provenance import strip_footer
+
+PUBLISHED = sorted(p.parent for p in (REPO / "src/repro/papers").glob("*/results/*/claims.json"))
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def _ids(d: Path) -> str:
+    return f"{d.parent.parent.name}-{d.name}"
+
+
+@pytest.mark.parametrize("published", PUBLISHED, ids=[_ids(d) for d in PUBLISHED])
+def test_published_ledger_recomputes_from_its_records(published):
+    pid, scale = published.parent.parent.name, published.name
+    committed = strip_footer((published / "claims.md").read_text())
+    assert pub.recompute_ledger(REPO, pid, scale) == committed, (
+        f"{pid} {scale}: core/claims.py now gives another ledger on the published records; "
+        f"rerun and publish again (python -m repro publish {pid} --scale {scale})")
+
+
+@pytest.mark.parametrize("published", PUBLISHED, ids=[_ids(d) for d in PUBLISHED])
+def test_paper_readme_shows_what_is_published(published):
+    pid, scale = published.parent.parent.name, published.name
+    readme = (REPO / "src/repro/papers" / pid / "README.md").read_text()
+    assert pub.readme_block(REPO, pid, scale) in readme, (
+        f"{pid}'s README differs from its published {scale} results: run python -m repro "
+        f"publish {pid} --scale {scale}")
+    for f in published.rglob("*"):
+        assert f.stat().st_size <= pub.MAX_FILE_BYTES, f
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+def repro(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(root / "src")})
+
+
+PAPER = "stackelberg"
+
+
+def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
+    root = copy_finished(tiny_run(PAPER), tmp_path / "repo")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code")
+    # the run was computed in a copy that was not a git checkout: publishing it works, and
+    # status says its age cannot be known
+    proc = repro(root, "publish", PAPER, "--scale", "tiny")
+    assert proc.returncode == 0, proc.stderr
+    d = pub.published_dir(root, PAPER, "tiny")
+    assert {p.name for p in d.iterdir()} >= {"claims.json", "claims.md", "records.json",
+                                            "claims_spec.json", "tables"}
+    assert pub.recompute_ledger(root, PAPER, "tiny") == strip_footer((d / "claims.md").read_text())
+    readme = (root / f"src/repro/papers/{PAPER}/README.md").read_text()
+    assert readme.count("<!-- published results: tiny -->") == 1
+    assert "### Published results at scale `tiny`" in readme and "Provenance:" in readme
+    row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
+    assert row["computed"] and row["published"] and row["stale"]
+    assert "outside a git checkout" in row["why"]
+    # stamp the run with this checkout's commit (as a report run in a git checkout does)
+    head = git(root, "rev-parse", "HEAD").strip()
+    claims = json.loads((root / f"results/tiny/{PAPER}/claims.json").read_text())
+    claims["provenance"].update(commit=head, dirty=False)
+    (root / f"results/tiny/{PAPER}/claims.json").write_text(json.dumps(claims))
+    assert repro(root, "publish", PAPER, "--scale", "tiny").returncode == 0
+    readme2 = (root / f"src/repro/papers/{PAPER}/README.md").read_text()
+    assert readme2.count("<!-- published results: tiny -->") == 1  # replaced, not appended
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "results")
+    out = repro(root, "status").stdout
+    assert f"{PAPER:<12} tiny   yes       yes        current" in out, out
+    # the paper's code changes: stale, naming the file
+    edit(root / f"src/repro/papers/{PAPER}/run.py")
+    row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
+    assert row["stale"] and f"src/repro/papers/{PAPER}/run.py" in row["why"]
+    git(root, "checkout", "-q", "--", ".")
+    # its config at this scale changes: stale, and publishing the old run is refused
+    cfg_path = root / f"config/papers/{PAPER}.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["scales"]["tiny"]["seeds"] = [0, 1]
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
+    assert row["stale"] and "config changed" in row["why"]
+    refused = repro(root, "publish", PAPER, "--scale", "tiny")
+    assert refused.returncode == 2 and "differs from the settings the run used" in refused.stderr
+
+
+def test_publish_refuses_what_it_cannot_publish(tiny_run, tmp_path, monkeypatch):
+    root = copy_finished(tiny_run(PAPER), tmp_path / "repo")
+    with pytest.raises(pub.PublishError, match="no finished small run"):
+        pub.publish(root, PAPER, "small")
+    monkeypatch.setattr(pub, "MAX_FILE_BYTES", 100)
+    with pytest.raises(pub.PublishError, match="too large to commit"):
+        pub.publish(root, PAPER, "tiny")
+    assert not pub.published_dir(root, PAPER, "tiny").exists()
+    assert repro(root, "publish", "nope").returncode == 2
