@@ -26,8 +26,8 @@ from repro.core.provenance import footer, settings_hash, strip_footer
 SCALES = ("tiny", "small", "full")
 MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stays in DVC
 SPEC = "claims_spec.json"
-# what a paper's results depend on besides its own package: for `status` (stale or not)
-SHARED_CODE = ("src/repro/core", "workflow/modules", "Snakefile")
+# besides the code and config its jobs list as inputs: for `status` (stale or not)
+WORKFLOW_FILES = ("Snakefile", "workflow")
 
 
 class PublishError(Exception):
@@ -129,17 +129,21 @@ def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
 
 
-def _changed_since(repo: Path, commit: str, pid: str) -> list[str] | None:
-    """Files of the paper (and the shared code) that differ now from `commit` (None: unknown
-    commit here)."""
+def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
+    """The source and config files the paper's jobs at `scale` list as inputs (the rules'
+    honest inputs: exactly what its results depend on), plus the workflow files."""
+    from repro.dag import plan
+
+    jobs = plan(repo, f"paper_{pid}", {"scale": scale, "papers": pid}, forceall=True)
+    files = {i for j in jobs for i in j.inputs if i.startswith(("src/", "config/"))}
+    return sorted(files | {f for f in WORKFLOW_FILES if (repo / f).exists()})
+
+
+def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | None:
+    """Which of `paths` differ now from `commit` (None: this checkout lacks the commit)."""
     if _git(repo, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
         return None
-    own = [f"src/repro/papers/{pid}", f"config/papers/{pid}.yaml",
-           f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml"]
-    paths = [p for p in (*own, *SHARED_CODE) if (repo / p).exists()]
-    mine = f"src/repro/papers/{pid}"
-    out = _git(repo, "diff", "--name-only", commit, "--", *paths,
-               f":(exclude){mine}/results", f":(exclude){mine}/README.md")
+    out = _git(repo, "diff", "--name-only", commit, "--", *paths)
     return [ln for ln in out.stdout.splitlines() if ln]
 
 
@@ -160,7 +164,8 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
                 if prov.get("settings_sha256") != settings_hash(resolve_scale(cfg, scale)):
                     why.append("its config changed")
                 commit = prov.get("commit")
-                changed = _changed_since(repo, commit, pid) if commit else None
+                changed = (_changed_since(repo, commit, _inputs(repo, pid, scale))
+                           if commit else None)
                 if not commit:
                     why.append("computed outside a git checkout: its age is unknown")
                 elif changed is None:
