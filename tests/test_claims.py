@@ -302,3 +302,13 @@ def test_an_exact_check_holds_on_one_unit_and_one_failing_unit_contradicts_it():
     apart = {**claim, "right": {"method": "ref", "metric": "err"}}
     none = evaluate_claim(apart, recs("id", [0.0], metric="err") + recs("ref", [0.0], "err", [7]))
     assert none["verdict"] == INCONCLUSIVE and "share no unit" in claims_markdown("p", "t", [none])
+
+
+def test_a_claim_that_rests_on_our_reading_says_so_in_the_ledger():
+    claim = {**GT, "interpretation": "success = the greedy policy reaches a rewarding leaf"}
+    r = evaluate_claim(claim, recs("a", [0.5, 0.6, 0.55]) + recs("b", [0.3, 0.35, 0.32]))
+    assert r["interpretation"] == claim["interpretation"]
+    assert "our reading: success = the greedy policy reaches a rewarding leaf" in (
+        claims_markdown("p", "tiny", [r]))
+    assert "our reading" not in claims_markdown("p", "tiny", [evaluate_claim(GT, recs(
+        "a", [0.5, 0.6, 0.55]) + recs("b", [0.3, 0.35, 0.32]))])

@@ -263,6 +263,7 @@ def _evaluate(claim: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dic
         "claim": claim["statement"],
         "paper": claim.get("paper", ""),
         "comparison": f"{left_label} {op} {right_label}",
+        **({"interpretation": claim["interpretation"]} if claim.get("interpretation") else {}),
         "p_value": None,
         "p_two_sided": None,
     }
@@ -387,6 +388,9 @@ def claims_markdown(paper: str, scale: str, results: list[Mapping[str, Any]]) ->
             )
             diff = diff_text(v) or f"{_g(v['diff_mean'], '+.3g')} (no interval)"
             notes = _notes(v)
+        if r.get("interpretation"):
+            notes = f"{notes}; our reading: {r['interpretation']}" if notes else (
+                f"our reading: {r['interpretation']}")
         lines.append(
             f"| {r['claim']} | `{r['comparison']}` | **{r['verdict']}** | {r['verdict_holm']} "
             f"| {ours} | {diff} | {_g(r['p_value'], '.2g')} | {_g(r['p_holm'], '.2g')} "
