@@ -308,3 +308,21 @@ def test_oful_beats_random_play_on_a_short_run():
     s = _short(_settings(), "paper", 1500, ["oful", "random"])
     out, _ = run(settings_of(s), "paper", 3, log=lambda m: None)
     assert out["regret"]["oful"]["1500"] < 0.5 * out["regret"]["random"]["1500"]
+
+
+def test_rate_claims_separate_one_half_from_two_thirds():
+    """rate_nearer_half is positive for R ~ T^1/2 and negative for R ~ T^2/3, so one rate
+    claim cannot pass both (the old tolerance of 0.2 around each let both through)."""
+    from repro.papers.stackelberg.report import run_records
+
+    Ts = [200, 1000, 5000, 20000]
+    run = {"env": "paper", "seed": 0, "horizons": Ts,
+           "regret": {"half": {str(T): 3 * T ** 0.5 for T in Ts},
+                      "two_thirds": {str(T): 0.5 * T ** (2 / 3) for T in Ts},
+                      "polylog": {str(T): T ** 0.5 * np.log(T) for T in Ts}}}
+    got = {r["method"]: r["value"] for r in run_records(run, 1000)
+           if r["metric"] == "rate_nearer_half"}
+    assert got["paper/half"] == pytest.approx(1 / 6)
+    assert got["paper/two_thirds"] == pytest.approx(-1 / 6)
+    # sqrt(T) log T: local slope 0.5 + 1/log T ~ 0.61 here, past the midpoint 7/12
+    assert got["paper/polylog"] < 0

@@ -96,7 +96,11 @@ def run_records(run: dict[str, Any], fit_from: int) -> list[dict[str, Any]]:
                      {"method": method, "metric": "slope_dev_half", "seed": seed,
                       "value": abs(slope - 0.5)},
                      {"method": method, "metric": "slope_dev_two_thirds", "seed": seed,
-                      "value": abs(slope - 2.0 / 3.0)}]
+                      "value": abs(slope - 2.0 / 3.0)},
+                     # > 0: the slope is nearer 1/2 than 2/3 (beyond the midpoint 7/12); the
+                     # rate claims test this, so 1/2 and 2/3 cannot both pass
+                     {"method": method, "metric": "rate_nearer_half", "seed": seed,
+                      "value": abs(slope - 2.0 / 3.0) - abs(slope - 0.5)}]
         if slope_all is not None:
             recs.append({"method": method, "metric": "slope_all", "seed": seed,
                          "value": slope_all})
