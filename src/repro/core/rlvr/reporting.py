@@ -64,6 +64,16 @@ def passk_curves(evals: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, ...
     return out
 
 
+def rollout_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rollouts sampled per RL step, one record per run: the budget each method spent (equal
+    across methods unless one resamples, as dynamic sampling does), shown in the tables."""
+    return [
+        {"method": tl["method"], "metric": "rollouts_per_step", "seed": tl["seed"],
+         "value": float(np.mean([s.get("rollouts_sampled", np.nan) for s in tl["steps"]]))}
+        for tl in train_logs
+    ]
+
+
 def step_series(
     train_logs: list[dict[str, Any]], key: str = "entropy"
 ) -> dict[str, tuple[np.ndarray, ...]]:

@@ -25,6 +25,7 @@ from repro.core.rlvr.reporting import (
     plot_curves,
     plot_entropy,
     plot_passk,
+    rollout_records,
 )
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
 
@@ -156,16 +157,6 @@ def math_table(
         row["average (paper, 7B)"] = paper_value(reported, name, "average", SETTINGS_7B)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def rollout_records(train_logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rollouts sampled per RL step (dynamic sampling draws more), one record per run."""
-    return [
-        {"method": tl["method"], "metric": "rollouts_per_step", "seed": tl["seed"],
-         "value": float(np.mean([s.get("rollouts_sampled", np.nan) for s in tl["steps"]]))}
-        for tl in train_logs
-    ]
-
 
 
 def main(argv: list[str] | None = None) -> None:

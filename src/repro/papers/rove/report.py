@@ -23,6 +23,7 @@ from repro.core.rlvr.reporting import (
     passk_curves,
     plot_entropy,
     plot_passk,
+    rollout_records,
     train_records,
 )
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
@@ -82,7 +83,8 @@ def theorem_table(th: dict[str, Any]) -> pd.DataFrame:
 def countdown_table(
     records: list[dict[str, Any]], methods: list[str], reported: list[dict[str, Any]]
 ) -> pd.DataFrame:
-    metrics = ("pass@1", "pass@8", "pass@64", "distinct_correct", "entropy", "train_entropy_final")
+    metrics = ("pass@1", "pass@8", "pass@64", "distinct_correct", "entropy", "train_entropy_final",
+               "rollouts_per_step")
     rows = ours_rows(records, methods, metrics)
     for row in rows:
         m = row["method"]
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> None:
         math_logs, "math_train_entropy_final"
     )
     methods = ["base", *cfg.countdown_methods]
-    cd_records = [r for ev in evals for r in ev["records"]] + train_records(logs)
+    cd_records = [r for ev in evals for r in ev["records"]] + train_records(logs) + (
+        rollout_records(logs))
     records = toy["records"] + th["records"] + cd_records + math_records
 
     tables = a.out / "tables"
