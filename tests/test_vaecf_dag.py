@@ -5,10 +5,11 @@ variants x 5 seeds, GPU runs), and edit plans."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import yaml
-from conftest import copy_finished, copy_repo, edit, planned_jobs
+from conftest import copy_finished, copy_repo, edit, plan, planned_jobs
 
 from repro.core.claims import load_claims
 
@@ -23,6 +24,12 @@ def _n_runs(s):
                                     for v in s["run_variants"])
 
 
+def _splits(s):
+    """The data splits the runs read: seed k -> split k with vary_split, else split 0."""
+    seeds = {k for v in s["run_variants"] for k in s["variant_seeds"].get(v, s["seeds"])}
+    return sorted(seeds) if s["data_protocol"]["vary_split"] else [0]
+
+
 def _n_prox(s):
     return len([d for d in s["proximity"]["datasets"] if d in s["datasets"]]) * len(
         [v for v in s["proximity"]["variants"] if v in s["run_variants"]])
@@ -32,7 +39,7 @@ def test_fresh_plan_covers_the_whole_vaecf_dag(tmp_path):
     root = copy_repo(tmp_path / "repo")
     s = _settings(root)
     assert planned_jobs(root, "paper_vaecf") == {
-        "vaecf_fetch": 1, "vaecf_prepare": 1, "vaecf_train": _n_runs(s),
+        "vaecf_fetch": 1, "vaecf_prepare": len(_splits(s)), "vaecf_train": _n_runs(s),
         "vaecf_proximity": _n_prox(s), "vaecf_report": 1, "paper_vaecf": 1}
 
 
@@ -50,9 +57,44 @@ def test_full_plan_is_the_papers_three_datasets(tmp_path):
     assert {d: s["data"][d]["n_heldout"] for d in ("ml-20m", "netflix")} == {
         "ml-20m": 10000, "netflix": 40000}
     jobs = planned_jobs(root, "paper_vaecf", scale="full")
+    # Liang et al.'s one fixed split at full: one prepare job per data set, every run reads it
+    assert s["data_protocol"]["vary_split"] is False and _splits(s) == [0]
     assert jobs["vaecf_fetch"] == jobs["vaecf_prepare"] == 3
     assert jobs["vaecf_train"] == _n_runs(s) == 3 * len(s["run_variants"]) * 5
     assert jobs["vaecf_proximity"] == _n_prox(s) > 0
+    for j in plan(root, "paper_vaecf", scale="full", forceall=True):
+        if j["rule"] in ("vaecf_train", "vaecf_proximity"):
+            assert {f.rsplit("/", 2)[1] for f in _split_files(j)} == {"split0"}
+
+
+def _split_files(job) -> set[str]:
+    return {f for f in job["inputs"] if f.endswith("prepared.npz")}
+
+
+def _run_seeds(paths) -> list[int]:
+    """The seeds of the run directories among `paths`."""
+    return [int(m[1]) for f in paths if (m := re.search(r"/runs/.*/seed(\d+)$", f))]
+
+
+def test_small_plan_has_one_split_per_seed_and_runs_read_their_own(tmp_path):
+    """vary_split: one prepare job per (dataset, split); seed k's runs (every variant) and the
+    proximity jobs read split k, so paired claims compare methods on the same held-out users."""
+    root = copy_repo(tmp_path / "repo")
+    s = _settings(root, "small")
+    assert s["data_protocol"]["vary_split"] and len(_splits(s)) == len(s["seeds"]) >= 5
+    jobs = plan(root, "paper_vaecf", scale="small", forceall=True)
+    prepared = sorted(f for j in jobs if j["rule"] == "vaecf_prepare" for f in _split_files(
+        {"inputs": j["outputs"]}))
+    assert prepared == [f"data/vaecf/small/ml-100k/split{k}/prepared.npz" for k in _splits(s)]
+    for j in jobs:
+        if j["rule"] == "vaecf_train":
+            (seed,) = _run_seeds(j["outputs"])
+            assert _split_files(j) == {f"data/vaecf/small/ml-100k/split{seed}/prepared.npz"}
+        if j["rule"] == "vaecf_proximity":
+            seeds = _run_seeds(j["inputs"])
+            assert len(seeds) == len(s["seeds"])
+            assert _split_files(j) == {f"data/vaecf/small/ml-100k/split{k}/prepared.npz"
+                                       for k in seeds}
 
 
 def test_tiny_dag_outputs(tiny_vaecf):
@@ -77,6 +119,11 @@ def test_tiny_dag_outputs(tiny_vaecf):
     run = json.loads((out / "runs/ml-100k/masking/seed0/run.json").read_text())
     assert run["variant"] == "masking" and run["curve"] and len(run["per_user"]["ndcg@100"]) == \
         s["data"]["ml-100k"]["n_heldout"]
+    # each record names its unit: the seed and the data split it was trained and scored on
+    assert run["split"] == 0 and run["split_seed"] == s["data_protocol"]["split_seed"]
+    assert all(r["seed"] == 0 and r["split"] == 0 for r in run["records"])
+    assert pd.read_csv(out / "tables/data.csv")["split"].tolist() == [0]
+    assert (main["splits"] == 1).all()
     # only the runs the proximity analysis reads keep their weights
     assert (out / "runs/ml-100k/masking/seed0/model.pt").exists()
     assert not (out / "runs/ml-100k/clean/seed0/model.pt").exists()

@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from repro.papers.vaecf import fetch as F
-from repro.papers.vaecf.data import CSR, binarise, filter_triplets, liang_split, load, save
+from repro.papers.vaecf.data import (
+    CSR,
+    binarise,
+    filter_triplets,
+    liang_split,
+    load,
+    save,
+    split_of_file,
+)
+from repro.papers.vaecf.data import main as prepare
+from repro.papers.vaecf.settings import DataProtocol
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ratings(n_users: int = 60, n_items: int = 40, seed: int = 0) -> pd.DataFrame:
@@ -76,6 +89,44 @@ def test_liang_split_is_deterministic_and_seeded():
     assert not np.array_equal(ia["test"], ic["test"])
 
 
+def _heldout_of_seed(df: pd.DataFrame, protocol: DataProtocol, seed: int) -> np.ndarray:
+    """The test users a run with this seed is scored on."""
+    split = protocol.split_of(seed)
+    return liang_split(df, 4, 5, 0, 6, protocol.test_prop, protocol.seed_of_split(split))[2]["test"]
+
+
+def test_each_seed_has_its_own_heldout_users_with_vary_split():
+    """vary_split: seed k -> split k (split_seed + k): two seeds hold out different users, the
+    same seed the same users on every call; split 0 is the fixed split (split_seed itself)."""
+    df = _ratings(n_users=120, seed=2)
+    varying = DataProtocol(test_prop=0.2, split_seed=98765, vary_split=True)
+    assert [varying.split_of(k) for k in (0, 3)] == [0, 3]
+    assert varying.seed_of_split(0) == 98765 and varying.seed_of_split(3) == 98768
+    s0, s1 = _heldout_of_seed(df, varying, 0), _heldout_of_seed(df, varying, 1)
+    assert set(s0) != set(s1)
+    assert np.array_equal(s1, _heldout_of_seed(df, varying, 1))
+    assert np.array_equal(s0, liang_split(df, 4, 5, 0, 6, 0.2, 98765)[2]["test"])
+    fixed = DataProtocol(test_prop=0.2, split_seed=98765, vary_split=False)
+    assert fixed.split_of(3) == 0
+    assert np.array_equal(_heldout_of_seed(df, fixed, 1), s0)
+
+
+def test_prepare_writes_the_split_it_is_asked_for(tmp_path):
+    """The prepare CLI: split k's file says so (train / proximity check it), and asking for a
+    split other than 0 fails where the scale uses one fixed split (full)."""
+    path = tmp_path / "i.parquet"
+    _ratings(n_users=400, seed=3).to_parquet(path)
+    out = tmp_path / "split2" / "prepared.npz"
+    base = ["--config", str(ROOT / "config/papers/vaecf.yaml"), "--dataset", "ml-100k",
+            "--interactions", str(path)]
+    prepare(["--scale", "tiny", *base, "--split", "2", "--stats", str(tmp_path / "st.json"),
+             "--out", str(out)])
+    assert split_of_file(out) == (2, 98767)
+    with pytest.raises(SystemExit, match="only split 0"):
+        prepare(["--scale", "full", *base, "--split", "1", "--stats", str(tmp_path / "x.json"),
+                 "--out", str(tmp_path / "x.npz")])
+
+
 def test_liang_split_rejects_too_few_users():
     with pytest.raises(ValueError, match="too few"):
         liang_split(_ratings(n_users=10), 4, 5, 0, n_heldout=10)
@@ -86,9 +137,10 @@ def test_csr_dense_and_npz_round_trip(tmp_path):
     assert m.dense().tolist() == [[1, 0, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0]]
     assert m.counts().tolist() == [2, 0, 1]
     mats = {k: m for k in ("train", "val_tr", "val_te", "test_tr", "test_te")}
-    save(tmp_path / "p.npz", mats)
+    save(tmp_path / "p.npz", mats, split=2, split_seed=98767)
     back = load(tmp_path / "p.npz")
     assert np.array_equal(back["test_te"].dense(), m.dense())
+    assert split_of_file(tmp_path / "p.npz") == (2, 98767)
 
 
 def test_fetch_falls_back_to_the_recbole_wheel(tmp_path, monkeypatch):

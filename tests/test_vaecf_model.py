@@ -4,13 +4,15 @@ latent-proximity measurements."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from repro.papers.vaecf.data import CSR
+from repro.papers.vaecf.data import CSR, save
 from repro.papers.vaecf.metrics import all_metrics, ndcg_at_k, recall_at_k, topk
 from repro.papers.vaecf.model import (
     MultVAE,
@@ -23,8 +25,10 @@ from repro.papers.vaecf.model import (
     sparse_linear,
 )
 from repro.papers.vaecf.proximity import transfer_matrix, w2_distances
-from repro.papers.vaecf.settings import TrainConfig
-from repro.papers.vaecf.train import fit
+from repro.papers.vaecf.settings import TrainConfig, load
+from repro.papers.vaecf.train import check_split, fit, run
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_topk_orders_best_first():
@@ -168,3 +172,17 @@ def test_one_step_on_a_user_lowers_its_own_loss():
     t, own = transfer_matrix(m, x, np.array([0, 2]), lr=1e-2)
     assert t.shape == (2, 3) and (own > 0).all()
     assert t[0, 0] == own[0] and t[1, 2] == own[1]
+
+
+def test_run_records_name_their_unit_and_the_split_is_checked(tmp_path):
+    """Each record names its unit (seed and data split); a prepared file of another split is
+    refused, so a run is never scored on held-out users of another seed."""
+    cfg = load(ROOT / "config/papers/vaecf.yaml", "tiny")
+    cfg = dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, hidden=8, latent=4))
+    result, _, _ = run(cfg, _toy_data(), "ml-100k", "masking", seed=3, log=lambda s: None)
+    assert (result["seed"], result["split"], result["split_seed"]) == (3, 3, 98768)
+    assert all(r["seed"] == 3 and r["split"] == 3 for r in result["records"])
+    save(tmp_path / "p.npz", _toy_data(), split=2, split_seed=98767)
+    check_split(tmp_path / "p.npz", split=2, seed=2)
+    with pytest.raises(SystemExit, match="holds split 2, but seed 3 uses split 3"):
+        check_split(tmp_path / "p.npz", split=3, seed=3)

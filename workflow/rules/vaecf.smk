@@ -1,9 +1,15 @@
 # Collaboration in VAE recommenders (ICLR 2026): Mult-VAE with clean input, input masking,
 # beta-KL, and the anchor regularizer, on MovieLens (Liang et al. 2018's protocol); the
 # latent-proximity analysis on trained models. One training job per dataset x variant x seed.
-# fetch -> prepare (Liang split) -> train (+ proximity) -> report. At full: ML-20M / Netflix /
-# MSD (pandas, up to 48M rows for MSD), one Mult-VAE run per dataset x variant x seed on one
-# GPU (200 epochs; MSD has ~570k training users, so its runs are the long ones).
+# fetch -> prepare (Liang split, one job per data split) -> train (+ proximity) -> report.
+# With data_protocol.vary_split, seed k trains and is scored on split k (its own held-out users,
+# permutation seed split_seed + k), so a seed is one (split, init) unit and paired claims compare
+# methods on the same split; without it every seed reads split 0 (Liang et al.'s fixed split).
+# One prepare job per (dataset, split) rather than one writing all splits: a run depends on its
+# own split only, and adding a seed adds one split without redoing the others. At full: ML-20M /
+# Netflix / MSD (pandas, up to 48M rows for MSD) on Liang et al.'s fixed split, one Mult-VAE run
+# per dataset x variant x seed on one GPU (200 epochs; MSD has ~570k training users, so its runs
+# are the long ones).
 from repro.core.workflow import core, fail, paper
 
 P = paper(config)
@@ -32,14 +38,28 @@ PROX = [
     if v in VARIANTS
 ]
 CODE = [*P.src("model", "data"), *P.job, *core("device")]
-# dataset -> variant -> its run directories (one per seed)
+SEEDS_OF = {v: S["variant_seeds"].get(v, S["seeds"]) for v in VARIANTS}
+
+
+def split_of(seed):
+    """The data split a seed trains on (settings.DataProtocol.split_of)."""
+    return int(seed) if S["data_protocol"]["vary_split"] else 0
+
+
+def prepared(dataset, seed):
+    """The prepared data split a run with this seed reads."""
+    return PREPARED.format(dataset=dataset, split=split_of(seed))
+
+
+# the splits some run reads (split 0 only without vary_split)
+SPLITS = sorted({split_of(s) for v in VARIANTS for s in SEEDS_OF[v]})
+PREPARED = f"{P.data}/{{dataset}}/split{{split}}/prepared.npz"
+# dataset -> variant -> its run directories (one per seed), and the prepared split of each
 RUNS_OF = {
-    d: {
-        v: [f"{P.out}/runs/{d}/{v}/seed{s}" for s in S["variant_seeds"].get(v, S["seeds"])]
-        for v in VARIANTS
-    }
+    d: {v: [f"{P.out}/runs/{d}/{v}/seed{s}" for s in SEEDS_OF[v]] for v in VARIANTS}
     for d in DATASETS
 }
+DATA_OF = {d: {v: [prepared(d, s) for s in SEEDS_OF[v]] for v in VARIANTS} for d in DATASETS}
 RUNS = [r for d in DATASETS for v in VARIANTS for r in RUNS_OF[d][v]]
 PROXIMITY = [f"{P.out}/proximity/{d}/{v}.json" for d, v in PROX]
 P.phases(
@@ -87,12 +107,14 @@ rule prepare:
         config=P.config,
         interactions=rules.fetch.output.interactions,
     output:
-        data=f"{P.data}/{{dataset}}/prepared.npz",
-        stats=f"{P.data}/{{dataset}}/stats.json",
+        data=PREPARED,
+        stats=f"{P.data}/{{dataset}}/split{{split}}/stats.json",
     log:
-        f"{P.logs}/prepare_{{dataset}}.log",
+        f"{P.logs}/prepare_{{dataset}}_split{{split}}.log",
     benchmark:
-        f"{P.bench}/prepare_{{dataset}}.tsv"
+        f"{P.bench}/prepare_{{dataset}}_split{{split}}.tsv"
+    wildcard_constraints:
+        split="|".join(map(str, SPLITS)),
     conda:
         P.env
     resources:
@@ -100,11 +122,12 @@ rule prepare:
     params:
         scale=P.scale,
     message:
-        "VAE-CF: Liang et al. split of {wildcards.dataset} (binarise, filter, held-out users,"
-        " 80/20)"
+        "VAE-CF: Liang et al. split {wildcards.split} of {wildcards.dataset} (binarise, filter,"
+        " held-out users, 80/20)"
     shell:
         "python -m repro.papers.vaecf.data --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.dataset} --interactions {input.interactions}"
+        " --dataset {wildcards.dataset} --split {wildcards.split}"
+        " --interactions {input.interactions}"
         " --stats {output.stats} --out {output.data} 2> {log}"
 
 
@@ -112,7 +135,8 @@ rule train:
     input:
         code=[*P.src("train", "metrics"), *CODE],
         config=P.config,
-        data=rules.prepare.output.data,
+        # the seed's own split
+        data=lambda w: prepared(w.dataset, w.seed),
     output:
         # run.json (curve, test metrics, per-user metrics, records) [+ model.pt, see PROX]
         run=directory(f"{P.out}/runs/{{dataset}}/{{variant}}/seed{{seed}}"),
@@ -141,7 +165,8 @@ rule proximity:
     input:
         code=[*P.src("proximity"), *CODE],
         config=P.config,
-        data=rules.prepare.output.data,
+        # aligned with runs: each run's own split
+        data=lambda w: DATA_OF[w.dataset][w.variant],
         runs=lambda w: RUNS_OF[w.dataset][w.variant],
     output:
         result=f"{P.out}/proximity/{{dataset}}/{{variant}}.json",
@@ -188,7 +213,7 @@ rule report:
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
-        stats=expand(rules.prepare.output.stats, dataset=DATASETS),
+        stats=expand(rules.prepare.output.stats, dataset=DATASETS, split=SPLITS),
         sources=expand(rules.fetch.output.source, dataset=DATASETS),
         runs=RUNS,
         proximity=PROXIMITY,

@@ -1,7 +1,8 @@
 """CLI + library: Liang et al. (2018)'s preprocessing of implicit-feedback data (vae_cf notebook).
 
     python -m repro.papers.vaecf.data --config config/papers/vaecf.yaml --scale small \\
-        --dataset ml-100k --interactions data/.../interactions.parquet --out data/.../prepared.npz
+        --dataset ml-100k --split 0 --interactions data/.../interactions.parquet \\
+        --stats data/.../split0/stats.json --out data/.../split0/prepared.npz
 
 The protocol, step by step (the notebook's order, so ML-20M gives its split):
 1. binarise: keep interactions with value >= `threshold` (ratings >= 4, i.e. > 3.5; MSD: all);
@@ -13,9 +14,14 @@ The protocol, step by step (the notebook's order, so ML-20M gives its split):
 5. fold-in: each held-out user with >= 5 items has `int(test_prop * n)` random items (one
    `RandomState(split_seed)` per split, users in id order) moved to `_te`; the rest is `_tr`.
 
+Split k uses `split_seed + k` in steps 3 and 5, so split 0 is Liang et al.'s fixed split and
+the other splits hold out other users (`data_protocol.vary_split`: seed k trains on split k).
+One job writes one split: a run depends on its own split only, and adding seeds adds splits
+without redoing the others.
+
 The result is one .npz of CSR matrices (indptr/indices; all values are 1) for train, val_tr,
-val_te, test_tr, test_te, and a stats JSON. CSR keeps ML-20M/MSD in memory; batches are
-densified on the fly.
+val_te, test_tr, test_te, plus the split's index and seed, and a stats JSON. CSR keeps
+ML-20M/MSD in memory; batches are densified on the fly.
 """
 
 from __future__ import annotations
@@ -156,8 +162,10 @@ def liang_split(df: pd.DataFrame, threshold: float | None, min_uc: int, min_sc: 
     return out, stats, ids
 
 
-def save(path: str | Path, mats: dict[str, CSR]) -> None:
-    arrays: dict[str, Any] = {"n_items": np.int64(mats["train"].n_items)}
+def save(path: str | Path, mats: dict[str, CSR], *, split: int, split_seed: int) -> None:
+    """The five matrices and the split they come from (read back by `split_of_file`)."""
+    arrays: dict[str, Any] = {"n_items": np.int64(mats["train"].n_items),
+                              "split": np.int64(split), "split_seed": np.int64(split_seed)}
     for k, m in mats.items():
         arrays[f"{k}_indptr"], arrays[f"{k}_indices"] = m.indptr, m.indices
     with atomic_path(path) as tmp:
@@ -172,21 +180,34 @@ def load(path: str | Path) -> dict[str, CSR]:
     return {k: CSR(z[f"{k}_indptr"], z[f"{k}_indices"], n_items) for k in SPLITS}
 
 
+def split_of_file(path: str | Path) -> tuple[int, int]:
+    """(split index, its RandomState seed) of a prepared file, so a job can check that it was
+    handed the split its seed belongs to."""
+    z = np.load(path)
+    return int(z["split"]), int(z["split_seed"])
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0])
     ap.add_argument("--dataset", required=True)
+    ap.add_argument("--split", required=True, type=int, help="split index k (seed split_seed + k)")
     ap.add_argument("--interactions", required=True, type=Path)
     ap.add_argument("--stats", required=True, type=Path)
     a = ap.parse_args(argv)
     cfg = load_config(a.config, a.scale)
     d, protocol = cfg.data[a.dataset], cfg.data_protocol
+    if a.split < 0 or (a.split > 0 and not protocol.vary_split):
+        raise SystemExit(f"split {a.split}: only split 0 exists with data_protocol.vary_split "
+                         f"false (scale {a.scale})")
     import pandas as pd
 
     df = pd.read_parquet(a.interactions)
+    seed = protocol.seed_of_split(a.split)
     mats, stats, _ = liang_split(df, d.threshold, d.min_uc, d.min_sc, d.n_heldout,
-                                 protocol.test_prop, protocol.split_seed)
-    stats.update(dataset=a.dataset, raw_interactions=int(len(df)), **asdict(d))
-    save(a.out, mats)
+                                 protocol.test_prop, seed)
+    stats.update(dataset=a.dataset, split=a.split, split_seed=seed,
+                 raw_interactions=int(len(df)), **asdict(d))
+    save(a.out, mats, split=a.split, split_seed=seed)
     write_json(a.stats, stats)
 
 

@@ -1,8 +1,11 @@
 """CLI + library: the latent-proximity effect, measured on trained models.
 
     python -m repro.papers.vaecf.proximity --config config/papers/vaecf.yaml --scale small \\
-        --dataset ml-100k --variant masking --data data/.../prepared.npz \\
+        --dataset ml-100k --variant masking --data data/.../split0/prepared.npz ... \\
         --runs results/.../runs/ml-100k/masking/seed0 ... --out results/.../proximity/...json
+
+`--data` and `--runs` are aligned: each run is analysed on the training users of its own split
+(the file is checked against the run's `split`).
 
 The paper's analysis in miniature: does one SGD step on user u reduce user v's loss more
 when their posteriors are closer in latent space? For each trained model (one per seed):
@@ -41,7 +44,7 @@ from torch.func import functional_call
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.vaecf.data import load
+from repro.papers.vaecf.data import load, split_of_file
 from repro.papers.vaecf.model import MultVAE, VAEConfig, multinomial_nll
 from repro.papers.vaecf.settings import load as load_config
 
@@ -131,10 +134,12 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--variant", required=True)
-    ap.add_argument("--data", required=True)
+    ap.add_argument("--data", nargs="+", required=True, help="each run's prepared split")
     ap.add_argument("--runs", nargs="+", required=True, help="run directories with model.pt")
     a = ap.parse_args(argv)
     p = load_config(a.config, a.scale).proximity
+    if len(a.data) != len(a.runs):
+        raise SystemExit(f"{len(a.data)} --data files for {len(a.runs)} --runs: one per run")
 
     from repro.core.device import limit_cpu_threads
     from repro.core.io import read_json
@@ -142,10 +147,13 @@ def main(argv: list[str] | None = None) -> None:
 
     limit_cpu_threads(1)
     log = get_logger(f"vaecf.proximity.{a.variant}", a.log)
-    train = load(a.data)["train"]
     per_seed, records = [], []
-    for run_dir in map(Path, a.runs):
-        seed = int(read_json(run_dir / "run.json")["seed"])
+    for data, run_dir in zip(a.data, map(Path, a.runs), strict=True):
+        meta = read_json(run_dir / "run.json")
+        seed, split = int(meta["seed"]), int(meta["split"])
+        if split_of_file(data)[0] != split:
+            raise SystemExit(f"{data} is not split {split}, the split of {run_dir}")
+        train = load(data)["train"]
         rows = np.sort(np.random.default_rng(seed).choice(
             train.n_rows, size=min(p.n_targets, train.n_rows), replace=False))
         x = torch.from_numpy(train.dense(rows))
@@ -155,12 +163,12 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             seed_everything(seed)
             res = analyse(load_model(run_dir / name), x, p.n_sources, p.lr, p.bins, seed)
-            res.update(seed=seed, stage=stage)
+            res.update(seed=seed, split=split, stage=stage)
             per_seed.append(res)
             for m in ("spearman_w2", "spearman_w2_influence", "spearman_cos", "near_minus_far"):
                 records.append({"method": a.variant,
                                 "metric": f"{a.dataset}/proximity_{stage}_{m}",
-                                "seed": seed, "value": res[m]})
+                                "seed": seed, "split": split, "value": res[m]})
             log.info(f"{a.dataset}/{a.variant} seed {seed} {stage}: spearman(W2, transfer) "
                      f"{res['spearman_w2']:+.3f}, (W2, |transfer|) "
                      f"{res['spearman_w2_influence']:+.3f}, (cos, transfer) "

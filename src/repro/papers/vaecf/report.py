@@ -4,7 +4,10 @@ validation selection of lambda_A, metrics by user activity, the latent-proximity
 figures, and the claims ledger.
 
 Reads only finished artifacts: one run.json per dataset x variant x seed, one proximity JSON
-per analysed (dataset, variant), the data stats and fetch sources.
+per analysed (dataset, variant), the data stats (one per dataset x split) and fetch sources.
+The unit of every spread and claim interval is the seed; with `data_protocol.vary_split` seed k
+is trained and scored on data split k, so it is a (split, init) pair and the spread over seeds
+includes the split-to-split spread (records carry both `seed` and `split`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,14 @@ def by_key(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[int, flo
     return out
 
 
+def splits_by_key(records: list[dict[str, Any]]) -> dict[tuple[str, str], set[int]]:
+    """(method, metric) -> the data splits its values come from."""
+    out: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for r in records:
+        out[(r["method"], r["metric"])].add(int(r["split"]))
+    return out
+
+
 def select(runs: list[dict[str, Any]], selections: dict[str, list[str]]
            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[tuple[str, str], str]]:
     """For each reported method and dataset: the candidate variant with the best seed-mean
@@ -69,10 +80,11 @@ def select(runs: list[dict[str, Any]], selections: dict[str, list[str]]
     return recs, rows, chosen
 
 
-def main_table(keyed: dict, datasets: list[str], methods: list[str],
+def main_table(keyed: dict, splits: dict, datasets: list[str], methods: list[str],
                reported: list[dict[str, Any]]) -> pd.DataFrame:
-    """Ours (mean ± sd over seeds, `pm`) with the paper's number for the same method; where our
-    data set is not one of the paper's, the paper's ML-20M number, labelled as such."""
+    """Ours (mean ± sd over seeds, `pm`; how many data splits they span) with the paper's
+    number for the same method; where our data set is not one of the paper's, the paper's
+    ML-20M number, labelled as such."""
     rows = []
     for d in datasets:
         pd_ = d if d in PAPER_SETTING else "ml-20m"
@@ -84,6 +96,7 @@ def main_table(keyed: dict, datasets: list[str], methods: list[str],
             for k in METRICS:
                 row[f"{k} (ours)"] = pm(list(keyed[(m, f"{d}/{k}")].values()), 4)
             row["seeds"] = len(keyed[(m, f"{d}/ndcg@100")])
+            row["splits"] = len(splits[(m, f"{d}/ndcg@100")])
             for k in ("recall@20", "ndcg@100"):
                 row[f"{k} (paper)"] = paper_value(reported, m, f"{pd_}/{k}", PAPER_SETTING[pd_])
             row["paper setting"] = setting
@@ -104,7 +117,7 @@ def ablation_table(keyed: dict, datasets: list[str], reported: list[dict[str, An
             rows.append({
                 "dataset": d, "method": LABELS[m],
                 "NDCG@100 (ours)": pm(list(vals.values()), 4),
-                "vs masking (paired by seed)": pm(diffs, 4) if m != "masking" else "-",
+                "vs masking (paired by seed = split)": pm(diffs, 4) if m != "masking" else "-",
                 "Recall@20 (ours)": pm(list(keyed[(m, f"{d}/recall@20")].values()), 4),
                 "NDCG@100 (paper, ML-20M ablation)": paper_value(
                     reported, m, "ml-20m/ndcg@100", PAPER_SETTING["ml-20m"]),
@@ -149,30 +162,43 @@ def grid_rows(runs: list[dict[str, Any]], variants: dict[str, VariantConfig],
     return pd.DataFrame(rows)
 
 
+def activity_buckets(run: dict[str, Any], n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """A run's test-user activity and each user's equal-count activity bucket (-1: no held-out
+    items), ranked within the run's own test users: runs on different splits score
+    different users."""
+    act = np.asarray(run["user_activity"], dtype=float)
+    ok = np.array([x is not None for x in run["per_user"]["ndcg@100"]])
+    bucket = np.full(len(act), -1)
+    bucket[ok] = pd.qcut(pd.Series(act[ok]).rank(method="first"), n_buckets,
+                         labels=False).to_numpy()
+    return act, bucket
+
+
+def _span(values: list[int]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
 def activity_table(runs: list[dict[str, Any]], chosen: dict[tuple[str, str], str],
                    n_buckets: int) -> pd.DataFrame:
-    """NDCG@100 / Recall@20 by test-user activity (#interactions, equal-count buckets)."""
+    """NDCG@100 / Recall@20 by test-user activity (#interactions, equal-count buckets of each
+    run's own test users; the interaction range and bucket size span the splits)."""
     rows = []
     for d in sorted({r["dataset"] for r in runs}):
         variant_of = {"clean": "clean", "masking": "masking",
                       "masking_anchor": chosen.get((d, "masking_anchor"))}
-        ref = next(r for r in runs if r["dataset"] == d)
-        act = np.asarray(ref["user_activity"], dtype=float)
-        ok = np.array([x is not None for x in ref["per_user"]["ndcg@100"]])
-        q = pd.qcut(pd.Series(act[ok]).rank(method="first"), n_buckets, labels=False).to_numpy()
-        bucket = np.full(len(act), -1)
-        bucket[ok] = q
+        ours = [(r, *activity_buckets(r, n_buckets)) for r in runs if r["dataset"] == d]
         for b in range(n_buckets):
-            sel = bucket == b
-            lo, hi = int(act[sel].min()), int(act[sel].max())
+            acts = [act[bucket == b] for _, act, bucket in ours]
+            lo, hi = int(min(a.min() for a in acts)), int(max(a.max() for a in acts))
             for m, v in variant_of.items():
-                rs = [r for r in runs if r["dataset"] == d and r["variant"] == v]
+                rs = [(r, bucket == b) for r, _, bucket in ours if r["variant"] == v]
                 if not rs:
                     continue
                 vals = {k: [float(np.mean(np.asarray(r["per_user"][k], dtype=float)[sel]))
-                            for r in rs] for k in ("ndcg@100", "recall@20")}
+                            for r, sel in rs] for k in ("ndcg@100", "recall@20")}
                 rows.append({"dataset": d, "bucket": b + 1, "interactions": f"{lo}-{hi}",
-                             "users": int(sel.sum()), "method": m,
+                             "users": _span([int(a.size) for a in acts]), "method": m,
                              "NDCG@100": pm(vals["ndcg@100"], 4),
                              "Recall@20": pm(vals["recall@20"], 4),
                              "_ndcg": float(np.mean(vals["ndcg@100"])),
@@ -209,6 +235,19 @@ def _proximity_row(p: dict[str, Any], stage: str, seeds: list[dict[str, Any]]
         "helped, farthest bin": pm([s["fraction_helped_by_bin"][-1] for s in seeds], 3),
         "median W2": pm([s["w2_median"] for s in seeds], 3),
     }
+
+
+def data_table(stats: list[str], sources: list[str]) -> pd.DataFrame:
+    """One row per (dataset, split): sizes after preprocessing and the source read."""
+    source_of = {so["dataset"]: so["source"] for so in map(read_json, sources)}
+    rows = []
+    for st in map(read_json, stats):
+        rows.append({"dataset": st["dataset"], "split": st["split"],
+                     "split seed": st["split_seed"], "source": source_of[st["dataset"]],
+                     **{k: st[k] for k in ("interactions", "users", "items", "train_users",
+                                           "heldout_users", "val_te_interactions",
+                                           "test_te_interactions")}})
+    return pd.DataFrame(rows).sort_values(["dataset", "split"], kind="stable")
 
 
 def plot_ablation(keyed: dict, datasets: list[str], path: Path) -> None:
@@ -361,20 +400,22 @@ def main(argv: list[str] | None = None) -> None:
     sel_recs, sel_rows, chosen = select(runs, cfg.select)
     records = [rec for r in runs for rec in r["records"]] + sel_recs
     records += [rec for p in prox for rec in p["records"]]
-    keyed = by_key(records)
+    keyed, splits = by_key(records), splits_by_key(records)
     datasets = [d for d in cfg.datasets if any(r["dataset"] == d for r in runs)]
     methods = [*MAIN, *[v for v in cfg.variants if v not in MAIN]]
 
     tables = a.out / "tables"
-    write_table(main_table(keyed, datasets, methods, reported), tables, "main",
+    unit = ("seed k = data split k x init k" if cfg.data_protocol.vary_split
+            else "every seed on the one fixed data split")
+    write_table(main_table(keyed, splits, datasets, methods, reported), tables, "main",
                 f"Test metrics (scale {a.scale}; Liang et al.'s definitions, recall normalised by "
-                f"min(k, #held-out)), {PM} over seeds. masking_anchor = the lambda_A chosen "
-                "on validation NDCG@100 (tables/selection). The paper's columns are its own "
+                f"min(k, #held-out)), {PM} over seeds ({unit}). masking_anchor = the lambda_A "
+                "chosen on validation NDCG@100 (tables/selection). The paper's columns are its own "
                 "numbers in its setting, labelled; ML-100k has no paper number.")
     write_table(ablation_table(keyed, datasets, reported), tables, "ablation",
                 "The paper's ablation in miniature: clean vs masking vs masking + anchor "
-                f"(test NDCG@100, {PM} over seeds; the difference to masking is paired by "
-                "seed). The paper's column is ML-20M.")
+                f"(test NDCG@100, {PM} over seeds ({unit}); the difference to masking is "
+                "paired by seed, i.e. on the same split). The paper's column is ML-20M.")
     write_table(grid_rows(runs, cfg.variants, cfg.train), tables, "grids",
                 "Every variant: masking rate, KL weight (annealed as Liang et al., or constant = "
                 "beta-KL), lambda_A; test metrics and KL(q||p) per user at the selected epoch.")
@@ -384,7 +425,8 @@ def main(argv: list[str] | None = None) -> None:
     act = activity_table(runs, chosen, cfg.activity_buckets)
     write_table(act.drop(columns=["_ndcg", "_ndcg_sd"]) if len(act) else act, tables,
                 "activity", "Test metrics by user activity (#interactions of the test user, "
-                f"equal-count buckets), {PM} over seeds of the bucket means.")
+                "equal-count buckets of each run's test users; interactions and users span the "
+                f"splits), {PM} over seeds of the bucket means.")
     write_table(proximity_table(prox) if prox else pd.DataFrame({"note": ["no proximity runs"]}),
                 tables, "proximity",
                 "Latent proximity: one SGD step on user u changes user v's NLL; Spearman of the "
@@ -393,15 +435,9 @@ def main(argv: list[str] | None = None) -> None:
                 "relative transfer = v's decrease / u's decrease in the nearest / farthest "
                 f"distance bin; {PM} over seeds. model: early = mid-training weights, final = "
                 "selected weights.")
-    data_rows = []
-    for sp, src in zip(a.stats, a.sources, strict=True):
-        st, so = read_json(sp), read_json(src)
-        data_rows.append({"dataset": st["dataset"], "source": so["source"],
-                          **{k: st[k] for k in ("interactions", "users", "items", "train_users",
-                                                "heldout_users", "val_te_interactions",
-                                                "test_te_interactions")}})
-    write_table(pd.DataFrame(data_rows), tables, "data",
-                "Data after Liang et al.'s preprocessing, and which source was read.")
+    write_table(data_table(a.stats, a.sources), tables, "data",
+                "Data after Liang et al.'s preprocessing, one row per data split (split k: user "
+                "permutation and fold-in seed split_seed + k), and which source was read.")
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers (not ours), with their source and setting.")
 

@@ -18,10 +18,23 @@ from repro.core.config import load_settings, typed
 
 @dataclass(frozen=True)
 class DataProtocol:
-    """Liang et al.'s fold-in split of the held-out users."""
+    """Liang et al.'s fold-in split of the held-out users, and which split a seed trains on.
+
+    With `vary_split`, seed k trains and is scored on split k (its own held-out users), so a
+    seed is one (split, init) unit and the seed spread includes the split spread; without it
+    every seed uses split 0, Liang et al.'s one fixed split."""
 
     test_prop: float  # share of a held-out user's items held out for scoring
-    split_seed: int  # seed of the one fixed user split
+    split_seed: int  # RandomState seed of split 0 (Liang et al.'s 98765); split k: split_seed + k
+    vary_split: bool  # seed k -> split k (True) or every seed -> split 0 (False)
+
+    def split_of(self, seed: int) -> int:
+        """The data split a run with this seed trains and is scored on."""
+        return seed if self.vary_split else 0
+
+    def seed_of_split(self, split: int) -> int:
+        """The RandomState seed of split k's user permutation and fold-in draw."""
+        return self.split_seed + split
 
 
 @dataclass(frozen=True)

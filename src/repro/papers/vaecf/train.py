@@ -11,7 +11,9 @@ are kept; the test users are scored once, with those weights. `patience` > 0 sto
 once validation has not improved for that many epochs (a compute saving at small scale; the
 selected epoch is the same as long as the best epoch comes before the stop). The run JSON holds the
 learning curve, test means, per-user test metrics (with each user's activity, for the
-activity buckets) and the records the claims ledger reads. `--out` is a directory: `run.json`,
+activity buckets) and the records the claims ledger reads. `--data` is the prepared split of
+this seed (`data_protocol.split_of`; checked): each record names its unit, the seed and the
+split it was trained and scored on. `--out` is a directory: `run.json`,
 plus, with --save-model (the runs the proximity analysis reads; the others keep no weights),
 `model.pt` (config + best weights) and `model_early.pt` (the weights after
 `proximity.early_fraction` of the planned updates: a model in mid-training).
@@ -32,7 +34,7 @@ import torch
 from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
-from repro.papers.vaecf.data import CSR
+from repro.papers.vaecf.data import CSR, split_of_file
 from repro.papers.vaecf.data import load as load_data
 from repro.papers.vaecf.metrics import all_metrics
 from repro.papers.vaecf.model import MultVAE, VAEConfig, beta_at, loss_terms
@@ -140,8 +142,10 @@ def nanmean(a: np.ndarray) -> float:
 def run(cfg: Settings, data: dict[str, CSR], dataset: str, variant: str, seed: int,
         device: str = "cpu", log: Callable[[str], None] = print, snapshot: bool = False
         ) -> tuple[dict[str, Any], MultVAE, MultVAE | None]:
-    """Train one (dataset, variant, seed): the run record (JSON-ready), the best model, and
-    with `snapshot` the model after `proximity.early_fraction` of the planned updates."""
+    """Train one (dataset, variant, seed) on `data`, the seed's split: the run record
+    (JSON-ready), the best model, and with `snapshot` the model after
+    `proximity.early_fraction` of the planned updates."""
+    split = cfg.data_protocol.split_of(seed)
     mcfg, tcfg = variant_configs(cfg, variant, data["train"].n_items)
     t0, c0 = time.time(), time.process_time()
     planned = tcfg.epochs * -(-data["train"].n_rows // tcfg.batch_size)
@@ -157,18 +161,28 @@ def run(cfg: Settings, data: dict[str, CSR], dataset: str, variant: str, seed: i
     test = evaluate(model, data["test_tr"], data["test_te"], tcfg.eval_batch_size, device)
     val = evaluate(model, data["val_tr"], data["val_te"], tcfg.eval_batch_size, device)
     means = {k: nanmean(v) for k, v in test.items()}
-    records = [{"method": variant, "metric": f"{dataset}/{k}", "seed": seed, "value": v}
+    unit = {"seed": seed, "split": split}
+    records = [{"method": variant, "metric": f"{dataset}/{k}", **unit, "value": v}
                for k, v in means.items()]
-    records += [{"method": variant, "metric": f"{dataset}/val_{k}", "seed": seed,
+    records += [{"method": variant, "metric": f"{dataset}/val_{k}", **unit,
                  "value": nanmean(v)} for k, v in val.items()]
     return {
-        "dataset": dataset, "variant": variant, "seed": seed, "device": device,
+        "dataset": dataset, "variant": variant, **unit,
+        "split_seed": cfg.data_protocol.seed_of_split(split), "device": device,
         "model": vars(mcfg), "train": vars(tcfg), **hist,
         "test": means, "val": {k: nanmean(v) for k, v in val.items()},
         "per_user": {k: [None if np.isnan(x) else float(x) for x in v] for k, v in test.items()},
         "user_activity": (data["test_tr"].counts() + data["test_te"].counts()).tolist(),
         "wall_s": time.time() - t0, "cpu_s": time.process_time() - c0, "records": records,
     }, model, early
+
+
+def check_split(path: str | Path, split: int, seed: int) -> None:
+    """Fail when the prepared file is not the split this seed is scored on (a wiring error
+    would otherwise pair methods on different held-out users)."""
+    got = split_of_file(path)[0]
+    if got != split:
+        raise SystemExit(f"{path} holds split {got}, but seed {seed} uses split {split}")
 
 
 def save_model(model: MultVAE, path: str | Path) -> None:
@@ -186,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--save-model", action="store_true")
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
+    check_split(a.data, cfg.data_protocol.split_of(a.seed), a.seed)
 
     from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
     from repro.core.seeding import seed_everything
