@@ -41,25 +41,26 @@ CODE = [*P.src("model", "data"), *P.job, *core("device")]
 SEEDS_OF = {v: S["variant_seeds"].get(v, S["seeds"]) for v in VARIANTS}
 
 
-def split_of(seed):
-    """The data split a seed trains on (settings.DataProtocol.split_of)."""
-    return int(seed) if S["data_protocol"]["vary_split"] else 0
-
-
-def prepared(dataset, seed):
-    """The prepared data split a run with this seed reads."""
-    return PREPARED.format(dataset=dataset, split=split_of(seed))
-
-
-# the splits some run reads (split 0 only without vary_split)
-SPLITS = sorted({split_of(s) for v in VARIANTS for s in SEEDS_OF[v]})
+# seed -> the data split it trains on (settings.DataProtocol.split_of)
+SPLIT_OF = {
+    int(s): (int(s) if S["data_protocol"]["vary_split"] else 0)
+    for v in VARIANTS
+    for s in SEEDS_OF[v]
+}
+SPLITS = sorted(set(SPLIT_OF.values()))
 PREPARED = f"{P.data}/{{dataset}}/split{{split}}/prepared.npz"
 # dataset -> variant -> its run directories (one per seed), and the prepared split of each
 RUNS_OF = {
     d: {v: [f"{P.out}/runs/{d}/{v}/seed{s}" for s in SEEDS_OF[v]] for v in VARIANTS}
     for d in DATASETS
 }
-DATA_OF = {d: {v: [prepared(d, s) for s in SEEDS_OF[v]] for v in VARIANTS} for d in DATASETS}
+DATA_OF = {
+    d: {
+        v: [PREPARED.format(dataset=d, split=SPLIT_OF[int(s)]) for s in SEEDS_OF[v]]
+        for v in VARIANTS
+    }
+    for d in DATASETS
+}
 RUNS = [r for d in DATASETS for v in VARIANTS for r in RUNS_OF[d][v]]
 PROXIMITY = [f"{P.out}/proximity/{d}/{v}.json" for d, v in PROX]
 P.phases(
@@ -136,7 +137,7 @@ rule train:
         code=[*P.src("train", "metrics"), *CODE],
         config=P.config,
         # the seed's own split
-        data=lambda w: prepared(w.dataset, w.seed),
+        data=lambda w: PREPARED.format(dataset=w.dataset, split=SPLIT_OF[int(w.seed)]),
     output:
         # run.json (curve, test metrics, per-user metrics, records) [+ model.pt, see PROX]
         run=directory(f"{P.out}/runs/{{dataset}}/{{variant}}/seed{{seed}}"),
