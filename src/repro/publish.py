@@ -26,8 +26,10 @@ from repro.core.provenance import footer, settings_hash, strip_footer
 SCALES = ("tiny", "small", "full")
 MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stays in DVC
 SPEC = "claims_spec.json"
-# besides the code and config its jobs list as inputs: for `status` (stale or not)
-WORKFLOW_FILES = ("Snakefile", "workflow")
+# besides the code and config its jobs list as inputs, the workflow files every paper's DAG
+# depends on (its own rule file and schema are added per paper): for `status` (stale or not)
+WORKFLOW_FILES = ("Snakefile", "workflow/rules/common.smk", "workflow/modules",
+                  "workflow/schemas/paper.schema.yaml", "workflow/schemas/config.schema.yaml")
 
 
 class PublishError(Exception):
@@ -131,12 +133,14 @@ def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
 
 def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
     """The source and config files the paper's jobs at `scale` list as inputs (the rules'
-    honest inputs: exactly what its results depend on), plus the workflow files."""
+    honest inputs: exactly what its results depend on), plus its rule file, its schema and the
+    shared workflow files (another paper's rule file is not among them)."""
     from repro.dag import plan
 
     jobs = plan(repo, f"paper_{pid}", {"scale": scale, "papers": pid}, forceall=True)
     files = {i for j in jobs for i in j.inputs if i.startswith(("src/", "config/"))}
-    return sorted(files | {f for f in WORKFLOW_FILES if (repo / f).exists()})
+    own = (f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml")
+    return sorted(files | {f for f in (*WORKFLOW_FILES, *own) if (repo / f).exists()})
 
 
 def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | None:
