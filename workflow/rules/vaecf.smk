@@ -10,7 +10,9 @@
 # Netflix / MSD (pandas, up to 48M rows for MSD) on Liang et al.'s fixed split, one Mult-VAE run
 # per dataset x variant x seed on one GPU (200 epochs; MSD has ~570k training users, so its runs
 # are the long ones).
+from repro.core.config import typed
 from repro.core.workflow import core, fail, paper
+from repro.papers.vaecf.settings import DataProtocol
 
 P = paper(config)
 S = P.settings
@@ -41,12 +43,9 @@ CODE = [*P.src("model", "data"), *P.job, *core("device")]
 SEEDS_OF = {v: S["variant_seeds"].get(v, S["seeds"]) for v in VARIANTS}
 
 
-# seed -> the data split it trains on (settings.DataProtocol.split_of)
-SPLIT_OF = {
-    int(s): (int(s) if S["data_protocol"]["vary_split"] else 0)
-    for v in VARIANTS
-    for s in SEEDS_OF[v]
-}
+# seed -> the data split it trains on (the jobs' own rule, DataProtocol.split_of)
+PROTOCOL = typed(DataProtocol, S["data_protocol"], "data_protocol")
+SPLIT_OF = {int(s): PROTOCOL.split_of(int(s)) for v in VARIANTS for s in SEEDS_OF[v]}
 SPLITS = sorted(set(SPLIT_OF.values()))
 PREPARED = f"{P.data}/{{dataset}}/split{{split}}/prepared.npz"
 # dataset -> variant -> its run directories (one per seed), and the prepared split of each
