@@ -80,14 +80,17 @@ def pytest_unconfigure(config):
 
 
 def warm_ready(timeout: float = 120) -> None:
-    """Wait (once) for this process's warm server to serve; jobs started before it is ready
-    would only run cold."""
-    if _WARM and not (_WARM[1] / "bin" / "python").exists():
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _WARM[0].poll() is None:
-            if (_WARM[1] / "bin" / "python").exists():
-                return
-            time.sleep(0.2)
+    """Wait for this process's warm server to serve (jobs started before it is ready would
+    only run cold); returns at once after the first time."""
+    from repro.core.warmstart import shim_path
+
+    if not _WARM:
+        return
+    proc, where, _ = _WARM
+    deadline = time.monotonic() + timeout
+    while (not shim_path(where / "sock").exists() and proc.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.2)
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny",

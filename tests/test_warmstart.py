@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from repro.core.warmstart import shim_path
+
 PROBE = '''
 import json, os, sys, time
 what = sys.argv[1]
@@ -49,7 +51,7 @@ def server(tmp_path_factory):
     env.pop("REPRO_WARMSTART", None)
     proc = subprocess.Popen([sys.executable, "-m", "repro.core.warmstart", "serve", "--socket",
                              str(sock), "--preload", "json"], env=env)
-    shim = sock.parent / "bin" / "python"
+    shim = shim_path(sock)
     deadline = time.monotonic() + 60
     while not (shim.exists() and sock.exists()) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -32,6 +32,8 @@ import threading
 import traceback
 from pathlib import Path
 
+from repro.core.warmstart_client import recv_exact
+
 ENV = "REPRO_WARMSTART"
 # imported once by the server; a job imports its own modules (and anything else) as usual
 PRELOAD = ("numpy", "scipy.stats", "pandas", "matplotlib.pyplot", "yaml", "jsonschema",
@@ -42,9 +44,10 @@ SHIM_HEAD = "#!{python} -SE\n# written by repro.core.warmstart (from warmstart_c
 SHIM_CALL = "\nmain({python!r}, {sock!r}, {hashseed!r})\n"
 
 
-def bin_dir(sock: str | Path) -> Path:
-    """Where the server writes its `python`: first on the jobs' PATH while it serves."""
-    return Path(sock).parent / "bin"
+def shim_path(sock: str | Path) -> Path:
+    """The server's `python` (its directory goes first on the jobs' PATH); it exists only
+    while the server accepts jobs."""
+    return Path(sock).parent / "bin" / "python"
 
 
 # ----------------------------------------------------------------------------- the server
@@ -62,13 +65,10 @@ def _preload(modules: tuple[str, ...]) -> list[str]:
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = conn.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("caller went away")
-        buf += chunk
-    return buf
+    data = recv_exact(conn, n)
+    if data is None:
+        raise ConnectionError("caller went away")
+    return data
 
 
 def _exec_as_child(file: str, args: list[str], env: dict | None = None) -> None:
@@ -154,18 +154,18 @@ def serve(sock: Path, preload: tuple[str, ...] = PRELOAD) -> None:
     base_path = [p for p in sys.path[1:] if p not in
                  os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     sock.parent.mkdir(parents=True, exist_ok=True)
-    bins = bin_dir(sock)
-    bins.mkdir(exist_ok=True)
-    client = Path(__file__).with_name("warmstart_client.py").read_text()
-    shim = bins / "python"
-    shim.write_text(SHIM_HEAD.format(python=sys.executable) + client + SHIM_CALL.format(
-        python=sys.executable, sock=str(sock), hashseed=os.environ.get("PYTHONHASHSEED")))
-    shim.chmod(0o755)
     if sock.exists():
         sock.unlink()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(sock))
     server.listen(64)
+    # the shim last: once it exists (what the Snakefile and the tests look for), jobs are served
+    shim = shim_path(sock)
+    shim.parent.mkdir(exist_ok=True)
+    client = Path(__file__).with_name("warmstart_client.py").read_text()
+    shim.write_text(SHIM_HEAD.format(python=sys.executable) + client + SHIM_CALL.format(
+        python=sys.executable, sock=str(sock), hashseed=os.environ.get("PYTHONHASHSEED")))
+    shim.chmod(0o755)
 
     def reap(*_: object) -> None:
         while True:

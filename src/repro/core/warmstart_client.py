@@ -9,7 +9,8 @@ import struct
 import sys
 
 
-def _recv_exact(conn, n):
+def recv_exact(conn, n):
+    """n bytes from the socket, or None if the other side closed first (the server uses it too)."""
     buf = b""
     while len(buf) < n:
         chunk = conn.recv(n - len(buf))
@@ -41,7 +42,7 @@ def main(python, sock, hashseed):
         socket.send_fds(conn, [b"J"], [0, 1, 2])
         data = request.encode()
         conn.sendall(struct.pack("!I", len(data)) + data)
-        raw = _recv_exact(conn, 8)
+        raw = recv_exact(conn, 8)
     except OSError:
         raw = None
     if raw is None:  # the server did not take it: nothing ran yet
@@ -59,7 +60,7 @@ def main(python, sock, hashseed):
         signal.signal(sig, forward)
     while True:
         try:
-            raw = _recv_exact(conn, 4)
+            raw = recv_exact(conn, 4)
             break
         except InterruptedError:
             continue

@@ -28,8 +28,11 @@ def setup_job_env(basedir: str | Path) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
     first = [str(Path(sys.executable).parent)]
     warm = os.environ.get("REPRO_WARMSTART")  # opt-in warm interpreters: repro.core.warmstart
-    if warm and (Path(warm).parent / "bin" / "python").exists():
-        first.insert(0, str(Path(warm).parent / "bin"))
+    if warm:
+        from repro.core.warmstart import shim_path
+
+        if shim_path(warm).exists():
+            first.insert(0, str(shim_path(warm).parent))
     os.environ["PATH"] = os.pathsep.join([*first, os.environ["PATH"]])
 
 
