@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from repro.core.claims import claims_markdown, evaluate_claims, load_claims, load_provenance
+from repro.core.claims import claims_markdown, evaluate_claims, load_provenance, read_claims
 from repro.core.config import load_yaml, resolve_scale
 from repro.core.io import write_json, write_text
 from repro.core.provenance import footer, settings_hash, strip_footer
@@ -163,7 +163,8 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
             row: dict[str, Any] = {"paper": pid, "scale": scale, "computed": computed.exists(),
                                    "published": pub.exists(), "stale": None, "why": ""}
             if pub.exists():
-                prov = load_provenance(pub) or {}
+                claims, prov = read_claims(pub)
+                prov = prov or {}
                 why = []
                 if prov.get("settings_sha256") != settings_hash(resolve_scale(cfg, scale)):
                     why.append("its config changed")
@@ -181,7 +182,7 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
                 row["stale"] = bool(why)
                 row["why"] = "; ".join([*why, *(["published from a dirty tree"]
                                                 if prov.get("dirty") else [])])
-                row["verdicts"] = _counts(load_claims(pub))
+                row["verdicts"] = _counts(claims)
             rows.append(row)
     return rows
 

@@ -428,16 +428,18 @@ def write_ledger(
     return results
 
 
-def load_claims(path: str | Path) -> list[dict[str, Any]]:
-    """The verdicts of a claims.json."""
+def read_claims(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """A claims.json's verdicts and its provenance (None in files written before it)."""
     import json
 
     data = json.loads(Path(path).read_text())
-    return data["claims"] if isinstance(data, dict) else data
+    return (data["claims"], data.get("provenance")) if isinstance(data, dict) else (data, None)
+
+
+def load_claims(path: str | Path) -> list[dict[str, Any]]:
+    """The verdicts of a claims.json."""
+    return read_claims(path)[0]
 
 
 def load_provenance(path: str | Path) -> dict[str, Any] | None:
-    import json
-
-    data = json.loads(Path(path).read_text())
-    return data.get("provenance") if isinstance(data, dict) else None
+    return read_claims(path)[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from repro.core.claims import VERDICTS, diff_text, load_claims, load_provenance
+from repro.core.claims import VERDICTS, diff_text, read_claims
 from repro.core.io import write_text
 from repro.core.provenance import footer_text
 
@@ -29,10 +29,10 @@ def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> s
     counts_holm: dict[str, int] = {}
     stamps = []
     for pid, path in zip(papers, claim_files, strict=True):
-        prov = load_provenance(path)
+        claims, prov = read_claims(path)
         if prov:
             stamps.append(f"- {footer_text(prov)}")
-        for c in load_claims(path):
+        for c in claims:
             v = c["values"]
             diff = diff_text(v) or v.get("reason", "-")
             holm = c.get("verdict_holm", "-")
