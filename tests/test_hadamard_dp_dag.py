@@ -96,3 +96,19 @@ def test_editing_the_data_code_reruns_fetch_and_real_data_only(tiny_hadamard_dp,
     assert planned_jobs(root, "paper_hadamard_dp") == {
         "hadamard_dp_fetch": 1, "hadamard_dp_realdata": 1, "hadamard_dp_report": 1,
         "paper_hadamard_dp": 1}
+
+
+def test_budget_share_is_per_repetition_over_budgets_where_rl_exists():
+    from repro.papers.hadamard_dp.report import budget_share_records
+
+    nan = float("nan")
+    cells = [  # 2 repetitions x 3 budgets; RL does not exist at the last budget of cell 1
+        {"errors": {"ewg": [[1, 1, 1], [1, 3, 1]], "rl": [[2, 2, nan], [2, 2, nan]]}},
+        {"errors": {"ewg": [[1, 5, 5], [5, 5, 5]], "rl": [[2, 2, 2], [2, 2, 2]]}},
+        {"errors": {"ewl": [[1, 1, 1], [1, 1, 1]], "rl": [[2, 2, 2], [2, 2, 2]]}},  # no EWG
+    ]
+    recs = budget_share_records(cells)
+    # rep 0 wins 2 of 2 (cell 1) + 1 of 3 (cell 2); rep 1 wins 1 of 2 + 0 of 3
+    assert [(r["seed"], r["value"]) for r in recs] == [(0, 3 / 5), (1, 1 / 5)]
+    assert {r["metric"] for r in recs} == {"all/frac_budgets_ewg_better"}
+    assert budget_share_records(cells[2:]) == []

@@ -360,12 +360,14 @@ def test_training_is_deterministic_for_a_fixed_seed(tmp_path):
             f.write(json.dumps(d) + "\n")
         f.write(json.dumps({"name": "t", "kind": "prose", "split": "train", "text": prose}) + "\n")
     outs = []
-    for run in ("a", "b"):
-        train(s, tmp_path, tmp_path / run)
-        m, _, _ = load_model(tmp_path / run)
+    for run, seed in (("a", 0), ("b", 0), ("c", 1)):
+        train(s, tmp_path, tmp_path / run, seed)
+        m, _, meta = load_model(tmp_path / run)
+        assert meta["seed"] == seed
         outs.append(m.state_dict())
     for k in outs[0]:
         assert torch.equal(outs[0][k], outs[1][k]), k
+    assert not all(torch.equal(outs[0][k], outs[2][k]) for k in outs[0])  # another model
     log = json.loads((tmp_path / "a/train_log.json").read_text())
     assert len(log["steps"]) == 3 and "router_entropy" in log["router_trained"]
     assert ExpertBank(next(moe_layers(m))[1].block).num_experts == s.model["num_experts"]

@@ -20,8 +20,9 @@ def _settings(root, scale="tiny"):
 
 
 def _n_runs(s):
-    return len(s["agents"]) * (len(s["classic"]) * len(s["seeds"])
-                               + len(s["atari"]) * len(s["atari_seeds"]))
+    seeds = {**{e: s["seeds"] for e in s["classic"]}, **{e: s["atari_seeds"] for e in s["atari"]}}
+    ablation_runs = sum(len(seeds[e]) for ab in s.get("ablations", {}).values() for e in ab["envs"])
+    return len(s["agents"]) * sum(map(len, seeds.values())) + ablation_runs
 
 
 def test_fresh_plan_covers_the_whole_relval_dag(tmp_path):
@@ -39,7 +40,8 @@ def test_full_plan_is_the_papers_49_games_x_10_seeds(tmp_path):
     assert all(s["envs"].get(g, {}).get("total_steps", 10_000_000) == 10_000_000
                for g in s["atari"])
     jobs = planned_jobs(root, "paper_relval", scale="full")
-    assert jobs["relval_train"] == _n_runs(s) == 2 * (49 * 10 + 2 * 10)
+    # the two agents everywhere, the terminal-state ablation on the two classic envs
+    assert jobs["relval_train"] == _n_runs(s) == 2 * (49 * 10 + 2 * 10) + 2 * 10
     prof = yaml.safe_load((root / "workflow/profiles/slurm/config.yaml").read_text())
     assert "relval_train" in prof["slurm-array-jobs"]  # one array, not 1,000 sbatch calls
 
@@ -54,7 +56,10 @@ def test_tiny_dag_outputs(tiny_relval):
     assert set(theory.values()) == {"holds"}, theory  # exact arithmetic holds at any scale
     ret = pd.read_csv(out / "tables/returns.csv")
     assert set(ret["env"]) == {*s["classic"], *s["atari"]}
-    assert set(ret["agent"]) == set(s["agents"])
+    labels = {a.split(" ")[0]: a for a in ret["agent"]}
+    assert set(labels) == {*s["agents"], *s["ablations"]}
+    assert labels["ppo_rv_state"] == "ppo_rv_state (ablation, ours: rv.terminal=state)"
+    assert set(ret[ret["agent"] == labels["ppo_rv_state"]]["env"]) == {"CartPole-v1"}
     assert "16.8" in (out / "tables/returns.md").read_text() or not any(
         "Pong" in e for e in s["atari"])
     for env in (*s["classic"], *s["atari"]):
@@ -62,6 +67,9 @@ def test_tiny_dag_outputs(tiny_relval):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     run = json.loads((out / "runs/CartPole-v1/ppo_rv/seed0.json").read_text())
     assert run["env"] == "CartPole-v1" and run["agent"] == "ppo_rv" and run["curve"]
+    assert run["settings"]["rv"]["terminal"] == "case_split" and not run["ablation"]
+    run = json.loads((out / "runs/CartPole-v1/ppo_rv_state/seed0.json").read_text())
+    assert run["settings"]["rv"]["terminal"] == "state" and run["ablation"]
 
 
 

@@ -4,6 +4,7 @@ R-GAE offsets, pairwise targets under termination/truncation, seeding, short Car
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 import gymnasium as gym
 import numpy as np
@@ -14,7 +15,7 @@ from repro.core.config import typed
 from repro.papers.relval import ppo
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import ale_game_name, make_env
-from repro.papers.relval.settings import RV_TERMINALS, PPOConfig, load
+from repro.papers.relval.settings import RV_TERMINALS, PPOConfig, load, settings_of
 
 GAMMA, LAM = 0.9, 0.8
 torch.set_num_threads(1)  # tiny nets: extra threads only contend on a shared machine
@@ -185,8 +186,21 @@ def test_every_scale_types_every_env_and_bad_settings_fail():
         s = load("config/papers/relval.yaml", scale)
         for env in s.allowed_envs():
             assert s.run_config(env).rv.terminal in RV_TERMINALS
+        for name, ab in s.ablations.items():  # an ablation is ppo_rv with its rv overrides
+            for env in ab["envs"]:
+                rv = s.run_config(env, name).rv
+                assert {k: getattr(rv, k) for k in ab["rv"]} == ab["rv"]
+                assert s.base_agent(name) == "ppo_rv"
+    small = load("config/papers/relval.yaml", "small")
+    assert small.run_config("Acrobot-v1", "ppo_rv").rv.terminal == "case_split"  # the paper's
+    assert small.run_config("Acrobot-v1", "ppo_rv_state").rv.terminal == "state"
     with pytest.raises(ValueError, match="rv.terminal"):
         _cfg(total_steps=1, rv={"terminal": "nowhere"})
+    bad = dict(asdict(small), ablations={"x": {"rv": {}, "envs": ["ALE/Qbert-v5"]}})
+    with pytest.raises(ValueError, match="not envs of this scale"):
+        settings_of(bad)
+    with pytest.raises(ValueError, match="must differ"):
+        settings_of(dict(asdict(small), ablations={"ppo_rv": {"rv": {}, "envs": []}}))
     with pytest.raises(ValueError, match="unknown key"):
         _cfg(total_steps=1, n_epochs=3)
 

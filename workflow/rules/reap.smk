@@ -10,11 +10,13 @@ from repro.core.workflow import core, paper
 
 P = paper(config)
 S = P.settings
-SEEDS = S["seeds"]
+MODELS = S["models"]  # training seeds: one trained model each (the claims' unit when > 1)
+SEEDS = S["seeds"]  # calibration seeds, per model
 METHODS = S["methods"]
 RATIOS = S["ratios"]
 GPU = S["gpus"]  # 0 at tiny/small; the hub model's jobs at full
 REF_SEED = SEEDS[0]  # the unpruned model needs no calibration; its seed seeds nothing
+MODEL_DIR = f"{P.out}/models/seed{{model}}"
 # The modules each job imports (their edits rerun exactly the jobs that run them).
 JOB_CODE = [*P.src("model", "data"), *P.job, *core("tokenizers", "device")]
 EVAL_CODE = [*P.src("evaluate", "benchmarks", "prune", "merge"), *JOB_CODE]
@@ -63,11 +65,11 @@ rule train:
         docs=rules.fetch.output.docs,
     output:
         # weights + config + model.json, and train_log.json (loss, router entropy, usage)
-        model=directory(f"{P.out}/model"),
+        model=directory(MODEL_DIR),
     log:
-        f"{P.logs}/train.log",
+        f"{P.logs}/train_model{{model}}.log",
     benchmark:
-        f"{P.bench}/train.tsv"
+        f"{P.bench}/train_model{{model}}.tsv"
     conda:
         P.env
     threads: S["train"]["threads"] if S["model"]["kind"] == "scratch" else 1
@@ -78,10 +80,11 @@ rule train:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
     message:
-        "REAP: train the Qwen3-MoE until its router specialises (full: point at the hub model)"
+        "REAP: train the Qwen3-MoE until its router specialises, training seed {wildcards.model}"
+        " (full: point at the hub model)"
     shell:
         "python -m repro.papers.reap.train --config {input.config} --scale {params.scale}"
-        " --data {params.data} --out {output.model} 2> {log}"
+        " --data {params.data} --seed {wildcards.model} --out {output.model} 2> {log}"
 
 
 rule observe:
@@ -92,12 +95,12 @@ rule observe:
         calibration=rules.fetch.output.calibration,
         model=rules.train.output.model,
     output:
-        obs=f"{P.out}/observe/seed{{seed}}.pt",
-        summary=f"{P.out}/observe/seed{{seed}}.json",
+        obs=f"{P.out}/observe/model{{model}}_seed{{seed}}.pt",
+        summary=f"{P.out}/observe/model{{model}}_seed{{seed}}.json",
     log:
-        f"{P.logs}/observe_seed{{seed}}.log",
+        f"{P.logs}/observe_model{{model}}_seed{{seed}}.log",
     benchmark:
-        f"{P.bench}/observe_seed{{seed}}.tsv"
+        f"{P.bench}/observe_model{{model}}_seed{{seed}}.tsv"
     conda:
         P.env
     resources:
@@ -108,7 +111,7 @@ rule observe:
         data=lambda w, input: os.path.dirname(input.docs),
     message:
         "REAP: calibration statistics (frequency, EAN, REAP, merging criteria),"
-        " seed {wildcards.seed}"
+        " model {wildcards.model}, calibration seed {wildcards.seed}"
     shell:
         "python -m repro.core.gpus --gpus {resources.gpu} --"
         " python -m repro.papers.reap.observe --config {input.config} --scale {params.scale}"
@@ -124,11 +127,11 @@ rule reference:
         prefixes=rules.fetch.output.prefixes,
         model=rules.train.output.model,
     output:
-        metrics=f"{P.out}/eval/unpruned.json",
+        metrics=f"{P.out}/eval/model{{model}}/unpruned.json",
     log:
-        f"{P.logs}/evaluate_unpruned.log",
+        f"{P.logs}/evaluate_model{{model}}_unpruned.log",
     benchmark:
-        f"{P.bench}/evaluate_unpruned.tsv"
+        f"{P.bench}/evaluate_model{{model}}_unpruned.tsv"
     conda:
         P.env
     resources:
@@ -139,7 +142,7 @@ rule reference:
         seed=REF_SEED,
         data=lambda w, input: os.path.dirname(input.docs),
     message:
-        "REAP: evaluate the unpruned model (the reference continuations)"
+        "REAP: evaluate unpruned model {wildcards.model} (the reference continuations)"
     shell:
         "python -m repro.core.gpus --gpus {resources.gpu} --"
         " python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
@@ -157,12 +160,13 @@ rule evaluate:
         obs=rules.observe.output.obs,
         reference=rules.reference.output.metrics,
     output:
-        metrics=f"{P.out}/eval/{{method}}_r{{ratio}}_seed{{seed}}.json",
+        metrics=f"{P.out}/eval/model{{model}}/{{method}}_r{{ratio}}_seed{{seed}}.json",
     log:
-        f"{P.logs}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.log",
+        f"{P.logs}/evaluate_model{{model}}_{{method}}_r{{ratio}}_seed{{seed}}.log",
     benchmark:
-        f"{P.bench}/evaluate_{{method}}_r{{ratio}}_seed{{seed}}.tsv"
+        f"{P.bench}/evaluate_model{{model}}_{{method}}_r{{ratio}}_seed{{seed}}.tsv"
     wildcard_constraints:
+        model="|".join(map(str, MODELS)),
         method="|".join(METHODS),
         ratio="|".join(map(str, RATIOS)),
     conda:
@@ -174,8 +178,8 @@ rule evaluate:
         scale=P.scale,
         data=lambda w, input: os.path.dirname(input.docs),
     message:
-        "REAP: {wildcards.method} at {wildcards.ratio}% (calibration seed {wildcards.seed}),"
-        " then evaluate"
+        "REAP: {wildcards.method} at {wildcards.ratio}% (model {wildcards.model}, calibration"
+        " seed {wildcards.seed}), then evaluate"
     shell:
         "python -m repro.core.gpus --gpus {resources.gpu} --"
         " python -m repro.papers.reap.evaluate --config {input.config} --scale {params.scale}"
@@ -185,12 +189,19 @@ rule evaluate:
 
 
 EVALS = [
-    rules.reference.output.metrics,
-    *expand(rules.evaluate.output.metrics, method=METHODS, ratio=RATIOS, seed=SEEDS),
+    *expand(rules.reference.output.metrics, model=MODELS),
+    *expand(rules.evaluate.output.metrics, model=MODELS, method=METHODS, ratio=RATIOS, seed=SEEDS),
 ]
 TABLES = [
     f"{P.out}/tables/{t}.{ext}"
-    for t in ("compression", "paper_comparison", "router", "merging_gap", "paper_reported")
+    for t in (
+        "compression",
+        "per_model",
+        "paper_comparison",
+        "router",
+        "merging_gap",
+        "paper_reported",
+    )
     for ext in ("csv", "md")
 ]
 FIGURES = [f"{P.out}/figures/{f}.png" for f in ("compression", "router")]
@@ -200,8 +211,8 @@ rule report:
     input:
         code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
         config=P.config,
-        model=rules.train.output.model,
-        observations=expand(rules.observe.output.summary, seed=SEEDS),
+        models=expand(rules.train.output.model, model=MODELS),
+        observations=expand(rules.observe.output.summary, model=MODELS, seed=SEEDS),
         evals=EVALS,
     output:
         **P.report_outputs(TABLES, FIGURES, category="REAP"),
@@ -213,10 +224,9 @@ rule report:
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
-        train_log=lambda w, input: os.path.join(input.model, "train_log.json"),
     message:
         "REAP: compression tables beside the paper's, router statistics, figures, claims ledger"
     shell:
         "python -m repro.papers.reap.report --config {input.config} --scale {params.scale}"
-        " --train-log {params.train_log} --observations {input.observations}"
+        " --models {input.models} --observations {input.observations}"
         " --evals {input.evals} --out {params.out} 2> {log}"

@@ -9,11 +9,13 @@ S = P.settings
 AGENTS = S["agents"]
 ENV_OF = {slug(e): e for e in [*S["classic"], *S["atari"]]}
 ATARI = {slug(e) for e in S["atari"]}
+# Ablations (ppo_rv with other rv settings) run on the envs they list only.
+ABLATIONS = S.get("ablations") or {}
 RUNS = [
     f"{P.out}/runs/{slug(e)}/{a}/seed{s}.json"
     for group, seeds in ((S["classic"], S["seeds"]), (S["atari"], S["atari_seeds"]))
     for e in group
-    for a in AGENTS
+    for a in [*AGENTS, *(n for n, ab in ABLATIONS.items() if e in ab["envs"])]
     for s in seeds
 ]
 CODE = [*P.src("train", "ppo", "agent", "envs"), *P.job, *core("device")]
@@ -55,7 +57,7 @@ rule train:
         f"{P.bench}/train_{{env}}_{{agent}}_seed{{seed}}.tsv"
     wildcard_constraints:
         env="|".join(ENV_OF) or "none",
-        agent="|".join(AGENTS),
+        agent="|".join([*AGENTS, *ABLATIONS]),
     conda:
         P.env
     resources:

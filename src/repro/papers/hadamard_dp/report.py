@@ -65,6 +65,24 @@ def cell_records(cell: dict[str, Any]) -> list[dict[str, Any]]:
     return recs
 
 
+def budget_share_records(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per repetition (the unit): the share of all (metric, d, mu) budgets where RL exists at
+    which that repetition's EWG error is below its RL error. The table's "budgets won" compares
+    means over repetitions; this is the same count with a spread to test."""
+    wins: list[np.ndarray] = []
+    for c in cells:
+        e = {k: _arr(v) for k, v in c["errors"].items()}
+        if "ewg" in e and "rl" in e:
+            ok = np.isfinite(e["rl"]).all(axis=0)
+            wins.append(e["ewg"][:, ok] < e["rl"][:, ok])
+    if not wins:
+        return []
+    reps = min(w.shape[0] for w in wins)
+    per_rep = np.concatenate([w[:reps] for w in wins], axis=1).mean(axis=1)
+    return [{"method": "ewg_vs_rl", "metric": "all/frac_budgets_ewg_better", "seed": i,
+             "value": float(v)} for i, v in enumerate(per_rep)]
+
+
 def utility_tables(cells: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     """Long table (metric, d, mu) and per-cell summary; the share of budgets EWG wins."""
     rows, summary = [], []
@@ -267,7 +285,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"EW Gaussian vs MCMC Riemannian Laplace at a common mu-GDP budget (scale "
                 f"{a.scale}, {reps} repetitions, n={cells[0]['n']}, r={cells[0]['r']}). "
                 f"log(err EWG/RL) < 0: EWG better ({PM} over repetitions of the mean over "
-                "budgets). The paper's column is its qualitative statement (no numbers in our "
+                f"budgets). EWG's mean error is below RL's at {frac:.0%} of the budgets where RL "
+                "exists. The paper's column is its qualitative statement (no numbers in our "
                 "sources).")
     write_table(long, tables, "utility",
                 "Mean geodesic distance of the private Fréchet mean to the sample Fréchet mean "
@@ -309,9 +328,7 @@ def main(argv: list[str] | None = None) -> None:
     plot_privacy(pv, figs / "privacy.png")
 
     records = [r for c in cells for r in cell_records(c)] + rt_recs + real_recs + pv["records"]
-    if math.isfinite(frac):
-        records.append({"method": "ewg_vs_rl", "metric": "all/frac_budgets_ewg_better",
-                        "seed": 0, "value": frac})
+    records += budget_share_records(cells)
     write_ledger(a.out, "hadamard_dp", a.scale, raw.get("claims", []), records)
 
 

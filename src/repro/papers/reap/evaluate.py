@@ -208,6 +208,7 @@ def evaluate(cfg: Settings, method: str, ratio: int, seed: int, model_dir: Path,
         metrics["code_avg"] = float(np.mean(list(bench.values())))
     res = {
         "method": method, "ratio": 0 if method == "unpruned" else ratio, "seed": seed,
+        "model": int(meta.get("seed", 0)),
         "metrics": metrics, "compression": info, **count_params(model),
         "num_experts_config": int(model.config.num_experts),
         "wall_s": {"compress": t_compress, "total": time.time() - t0},

@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
         assert int(st["expert_frequency"].sum()) == int(st["total_tokens"]) * top_k
     with atomic_path(a.out) as tmp:
         torch.save({"layers": obs, "seed": a.seed, "model": meta.get("kind")}, tmp)
-    write_json(a.summary, {"seed": a.seed, **summary(obs, top_k)})
+    write_json(a.summary, {"seed": a.seed, "model": meta.get("seed", 0), **summary(obs, top_k)})
     log.info("calibration seed %d: %d tokens per layer", a.seed,
              int(next(iter(obs.values()))["total_tokens"]))
 

@@ -1,10 +1,16 @@
 """REAP report: the compression table (discriminative and generative metrics per method and
-ratio, mean ± sd over calibration seeds), the paper's Qwen3-30B-A3B numbers beside ours
-(labelled with their setting), router statistics before pruning, the merging-vs-pruning gap,
-figures, and the claims ledger.
+ratio, mean ± sd over the claims' unit: trained models, or calibration seeds of one model), the
+per-model table (does an ordering hold in every trained model?), the paper's Qwen3-30B-A3B
+numbers beside ours (labelled with their setting), router statistics before pruning, the
+merging-vs-pruning gap, figures, and the claims ledger.
 
-Reads only finished artifacts (train_log.json, the calibration summaries, one JSON per
-evaluation).
+Reads only finished artifacts (each model's train_log.json, the calibration summaries, one JSON
+per evaluation).
+
+Units. The variation a claim depends on is the trained model's (REAP vs EAN flips between
+models trained alike) more than the calibration draw's, so with several trained models
+(`models`) a record's unit is the model, its value the mean over that model's calibration
+seeds; with one model (full: the released checkpoint) the unit is the calibration seed.
 """
 
 from __future__ import annotations
@@ -39,16 +45,24 @@ def metric_name(metric: str, ratio: int) -> str:
     return metric if ratio == 0 else f"{metric}@{ratio}"
 
 
-def eval_records(evals: list[dict[str, Any]], seeds: list[int]) -> list[dict[str, Any]]:
-    """Long records {method, metric, seed, value}; the unpruned model (no calibration) is
-    repeated under every calibration seed so claims pair by seed."""
-    recs = []
+def eval_records(evals: list[dict[str, Any]], seeds: list[int], by_model: bool
+                 ) -> list[dict[str, Any]]:
+    """Long records {method, metric, seed, value, model, calibration_seeds}, `seed` being the
+    claims' unit: the trained model (`by_model`: the mean over its calibration seeds) or the
+    calibration seed (one model). The unpruned model (no calibration) is repeated under every
+    calibration seed of its model so claims pair."""
+    cells: dict[tuple[str, str, int, int], list[tuple[int, float]]] = defaultdict(list)
     for e in evals:
+        model = int(e.get("model", 0))
         for seed in (seeds if e["method"] == "unpruned" else [e["seed"]]):
             for k, v in e["metrics"].items():
-                recs.append({"method": e["method"], "metric": metric_name(k, e["ratio"]),
-                             "seed": seed, "value": float(v)})
-    return recs
+                unit = model if by_model else seed
+                cells[(e["method"], metric_name(k, e["ratio"]), unit, model)].append(
+                    (seed, float(v)))
+    return [{"method": method, "metric": metric, "seed": unit, "model": model,
+             "calibration_seeds": sorted(s for s, _ in vals),
+             "value": float(np.mean([v for _, v in vals]))}
+            for (method, metric, unit, model), vals in cells.items()]
 
 
 def damage_avoided(records: list[dict[str, Any]], gap: GapConfig, ratios: list[int],
@@ -108,7 +122,8 @@ def main_table(evals: list[dict[str, Any]], records: list[dict[str, Any]], metho
             "method": LABELS.get(method, method), "compression": f"{ratio}%",
             "experts/layer": (e[0]["num_experts_config"] if uniq is None
                               else round(uniq / n_layers, 2)),
-            "seeds": len({x["seed"] for x in e}) if method != "unpruned" else 1,
+            "models": len({x.get("model", 0) for x in e}),
+            "calibration seeds": len({x["seed"] for x in e}) if method != "unpruned" else 0,
         }
         for k in present:
             row[k] = pm(vals[(method, metric_name(k, ratio))])
@@ -136,21 +151,51 @@ def paper_table(records: list[dict[str, Any]], reported: list[dict[str, Any]],
     return pd.DataFrame(rows)
 
 
-def router_table(train_log: dict[str, Any], summaries: list[dict[str, Any]]) -> pd.DataFrame:
+def per_model_table(records: list[dict[str, Any]], methods: list[str], ratios: list[int],
+                    metric: str = "gen_score") -> pd.DataFrame:
+    """One column per trained model (its mean over calibration seeds), each method's rank in
+    that model: whether an ordering holds in every model, not only on average."""
+    cell: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+    for r in records:
+        cell[(r["method"], r["metric"], int(r.get("model", 0)))].append(float(r["value"]))
+    models = sorted({m for (_, _, m) in cell})
+    rows = []
+    for ratio in ratios:
+        name = metric_name(metric, ratio)
+        means = {(meth, m): float(np.mean(cell[(meth, name, m)]))
+                 for meth in methods for m in models if cell.get((meth, name, m))}
+        for meth in methods:
+            row: dict[str, Any] = {"compression": f"{ratio}%", "method": LABELS.get(meth, meth)}
+            for m in models:
+                v = means.get((meth, m))
+                rank = 1 + sum(means.get((o, m), -np.inf) > v for o in methods) if v is not None \
+                    else None
+                row[f"model {m}"] = "-" if v is None else f"{v:.3f} (#{rank})"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def router_table(train_logs: list[dict[str, Any]], summaries: list[dict[str, Any]]
+                 ) -> pd.DataFrame:
     """Per layer: router entropy (/ log E) at init and after training, on training windows and
-    on the calibration samples; usage balance and the extreme expert shares (calibration)."""
-    init, trained = train_log.get("router_init"), train_log.get("router_trained")
+    on the calibration samples; usage balance and the extreme expert shares (calibration);
+    mean ± sd over trained models (and calibration seeds)."""
+    logs = [t for t in train_logs if t.get("router_init") and t.get("router_trained")]
     rows = []
     for layer in sorted(summaries[0]["layers"], key=int):
         per = [s["layers"][layer] for s in summaries]
-        row: dict[str, Any] = {"layer": int(layer)}
-        if init and trained:
-            row["router entropy, init"] = round(init["router_entropy"][int(layer)], 4)
-            row["router entropy, trained"] = round(trained["router_entropy"][int(layer)], 4)
+        li = int(layer)
+        row: dict[str, Any] = {"layer": li}
+        if logs:
+            row["router entropy, init"] = pm([t["router_init"]["router_entropy"][li]
+                                              for t in logs], 4)
+            row["router entropy, trained"] = pm([t["router_trained"]["router_entropy"][li]
+                                                 for t in logs], 4)
         row["router entropy, calibration"] = pm([p["router_entropy"] for p in per], 4)
         row["usage balance, calibration"] = pm([p["usage_balance"] for p in per], 4)
-        if init:
-            row["usage balance, init"] = round(init["usage_balance"][int(layer)], 4)
+        if logs:
+            row["usage balance, init"] = pm([t["router_init"]["usage_balance"][li]
+                                             for t in logs], 4)
         row["max expert share"] = pm([p["max_expert_share"] for p in per], 4)
         row["min expert share"] = pm([p["min_expert_share"] for p in per], 4)
         row["unused experts"] = pm([float(p["unused_experts"]) for p in per], 1)
@@ -228,27 +273,36 @@ def plot_router(train_log: dict[str, Any], summaries: list[dict[str, Any]], path
     save_figure(fig, path)
 
 
+def _units(cfg: Any) -> str:
+    if len(cfg.models) > 1:
+        return (f"training seeds {cfg.models}, each the mean over calibration seeds "
+                f"{cfg.seeds}")
+    return f"calibration seeds {cfg.seeds} of one model"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
-    ap.add_argument("--train-log", required=True)
+    ap.add_argument("--models", nargs="+", required=True, type=Path,
+                    help="the trained model directories (train_log.json in each)")
     ap.add_argument("--observations", nargs="+", required=True)
     ap.add_argument("--evals", nargs="+", required=True)
     a = ap.parse_args(argv)
     raw = load_yaml(a.config)  # `reported:` and `claims:` are data, read as they are
     cfg = settings_of(resolve_scale(raw, a.scale))
     reported = raw["reported"]
-    train_log = read_json(a.train_log)
+    train_logs = [read_json(m / "train_log.json") for m in a.models]
     summaries = [read_json(p) for p in a.observations]
     evals = [read_json(p) for p in a.evals]
     methods, ratios = cfg.methods, cfg.ratios
-    records = eval_records(evals, cfg.seeds)
+    unit = cfg.unit()
+    records = eval_records(evals, cfg.seeds, by_model=unit == "trained model")
     records += damage_avoided(records, cfg.gap, ratios,
                               [m for m in methods if m in ("frequency", "ean", "reap")])
 
     tables = a.out / "tables"
     write_table(main_table(evals, records, methods, ratios), tables, "compression",
-                f"Compressed MoE (scale {a.scale}), {PM} over calibration seeds "
-                f"{cfg.seeds}. Discriminative: held-out next-token NLL (nats/token) and accuracy "
+                f"Compressed MoE (scale {a.scale}), {PM} over {unit}s ({_units(cfg)}). "
+                "Discriminative: held-out next-token NLL (nats/token) and accuracy "
                 "on stdlib code and reference-manual prose. Generative: greedy continuations of "
                 "held-out function prefixes: parse rate, next-line exact match, agreement with "
                 "the unpruned model (1 - token edit distance), first divergence; gen_score = mean "
@@ -259,7 +313,12 @@ def main(argv: list[str] | None = None) -> None:
                 "held-out NLL = code and prose mean) beside the paper's Qwen3-30B-A3B code "
                 "average at 50% (its 25% numbers are not in our sources). Different models "
                 "and benchmarks: compare orderings, not values.")
-    write_table(router_table(train_log, summaries), tables, "router",
+    write_table(per_model_table(records, methods, ratios), tables, "per_model",
+                f"Generative score per trained model (scale {a.scale}; training seeds "
+                f"{cfg.models}, each the mean over calibration seeds {cfg.seeds}) and the "
+                "method's rank within that model at that ratio: an ordering the claims find "
+                "on average may not hold in every model.")
+    write_table(router_table(train_logs, summaries), tables, "router",
                 "Router before pruning: mean per-token router entropy / log E (1 = uniform, "
                 "as a fresh router) and expert-usage balance (entropy of routed shares / log E), "
                 "at initialisation and after training (training windows) and on the "
@@ -274,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
                 "The paper's own numbers (not ours), with their source and setting.")
     figs = a.out / "figures"
     plot_compression(records, methods, ratios, figs / "compression.png")
-    plot_router(train_log, summaries, figs / "router.png")
+    plot_router(train_logs[0], summaries, figs / "router.png")
     write_ledger(a.out, "reap", a.scale, raw.get("claims", []), records)
 
 

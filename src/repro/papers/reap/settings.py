@@ -30,7 +30,6 @@ class DataConfig:
 class TrainConfig:
     """Training the small MoE from scratch (train.py)."""
 
-    seed: int  # the one trained model's seed (calibration seeds are `seeds`)
     steps: int  # optimiser steps
     batch_size: int  # windows per step
     seq_len: int  # tokens per window
@@ -122,7 +121,8 @@ class GapConfig:
 class Settings:
     """Every REAP job's settings at one scale (the paper config's merged `defaults`)."""
 
-    seeds: list[int]  # calibration seeds (which calibration samples are drawn)
+    models: list[int]  # training seeds: one trained model each, the outermost unit of claims
+    seeds: list[int]  # calibration seeds (which calibration samples are drawn), per model
     methods: list[str]  # compression methods, in table order
     ratios: list[int]  # % of each layer's experts removed
     ean_criterion: str  # EAN's saliency (ean_sum, the paper's baseline, or ean_mean)
@@ -134,6 +134,18 @@ class Settings:
     eval: EvalConfig  # evaluation
     gap: GapConfig  # the merging-vs-pruning gap
     gpus: int = 0  # GPUs per model job (full)
+
+    def __post_init__(self) -> None:
+        if self.model.get("kind") == "pretrained" and len(self.models) != 1:
+            raise ValueError(f"models: {self.models}: a released checkpoint is one model "
+                             "(list one seed; vary the calibration `seeds`)")
+        if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"models {self.models} / seeds {self.seeds}: repeated seeds")
+
+    def unit(self) -> str:
+        """What a claim's independent unit is: the trained model when there are several
+        (calibration seeds of one model are averaged first), else the calibration seed."""
+        return "trained model" if len(self.models) > 1 else "calibration seed"
 
 
 def settings_of(merged: Mapping[str, Any]) -> Settings:

@@ -1,5 +1,6 @@
 """Train the small Qwen3-MoE from scratch on stdlib code + reference-manual prose, until its
-router specialises; every pruning and merging job then reuses this one checkpoint.
+router specialises, once per training seed (`models`); every pruning and merging job of that
+model then reuses its checkpoint.
 
 The loss is the causal LM loss plus Qwen3-MoE's load-balancing loss (router_aux_loss_coef),
 applied to each layer (`train.load_balancing: per_layer`, as MoE LLMs are trained;
@@ -13,7 +14,7 @@ At `full` nothing is trained: the output is a pointer to the hub checkpoint (the
 Qwen/Qwen3-30B-A3B as released).
 
     python -m repro.papers.reap.train --config config/papers/reap.yaml --scale small \
-        --data data/reap/small --out results/small/reap/model
+        --data data/reap/small --seed 0 --out results/small/reap/models/seed0
 """
 
 from __future__ import annotations
@@ -110,21 +111,22 @@ def _resume_dir(out: Path) -> Path:
     return out.parent / f".{out.name}.resume"
 
 
-def train(cfg: Settings, data: Path, out: Path) -> None:
-    """Train the MoE of `cfg.model` with `cfg.train`; writes the model and train_log.json."""
+def train(cfg: Settings, data: Path, out: Path, seed: int) -> None:
+    """Train the MoE of `cfg.model` with `cfg.train` from training seed `seed`; writes the
+    model and train_log.json."""
     t, m = cfg.train, cfg.model
     torch.set_num_threads(int(t.threads))
-    seed_everything(t.seed)
+    seed_everything(seed)
     tok = tokenizer()
     docs = read_docs(data / "docs.jsonl", split="train")
     code = stream([d for d in docs if d["kind"] == "code"], tok)
     prose = stream([d for d in docs if d["kind"] == "prose"], tok)
     log.info("train stream: %d code + %d prose tokens", len(code), len(prose))
-    model = new_model(m, tok, t.seed)
+    model = new_model(m, tok, seed)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=t.lr, betas=(0.9, 0.95),
                             weight_decay=t.weight_decay)
-    rng = np.random.default_rng(t.seed)
+    rng = np.random.default_rng(seed)
     steps: list[dict[str, Any]] = []
     resume = _resume_dir(out) / "state.pt"
     if t.checkpoint_every and resume.exists():
@@ -166,16 +168,16 @@ def train(cfg: Settings, data: Path, out: Path) -> None:
     # Router statistics of the initial and the trained model on the same fresh training windows.
     model.eval()
     probe = batch(code, prose, t.probe_windows, t.seq_len, t.prose_fraction,
-                  np.random.default_rng(t.seed + 1))
+                  np.random.default_rng(seed + 1))
     with torch.no_grad():
         trained = router_stats(model(input_ids=probe, output_router_logits=True).router_logits,
                                m["top_k"])
-        init = router_stats(new_model(m, tok, t.seed).eval()(
+        init = router_stats(new_model(m, tok, seed).eval()(
             input_ids=probe, output_router_logits=True).router_logits, m["top_k"])
     log.info("trained %d steps in %.0fs: router entropy %.3f -> %.3f, usage balance %.3f",
              t.steps, wall, init["router_entropy_mean"], trained["router_entropy_mean"],
              trained["usage_balance_mean"])
-    meta = {"kind": "scratch", "tokenizer": "byte", **count_params(model)}
+    meta = {"kind": "scratch", "tokenizer": "byte", "seed": seed, **count_params(model)}
     train_log = {"steps": steps, "wall_s": wall, "router_init": init, "router_trained": trained,
                  "tokens_seen": t.steps * t.batch_size * t.seq_len, **meta}
     with atomic_path(out) as tmp:
@@ -187,17 +189,21 @@ def train(cfg: Settings, data: Path, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
     ap.add_argument("--data", required=True, type=Path)
+    ap.add_argument("--seed", required=True, type=int, help="training seed (one of `models`)")
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
+    if a.seed not in cfg.models:
+        raise SystemExit(f"--seed {a.seed} is not one of the configured models {cfg.models}")
     m = cfg.model
     if m["kind"] == "pretrained":  # full: the released checkpoint, not trained here
         with atomic_path(a.out) as tmp:
             tmp.mkdir(parents=True)
             keys = ("model_id", "revision", "dtype")
-            write_json(tmp / "model.json", {"kind": "pretrained", **{k: m[k] for k in keys}})
+            write_json(tmp / "model.json", {"kind": "pretrained", "seed": a.seed,
+                                            **{k: m[k] for k in keys}})
             write_json(tmp / "train_log.json", {"steps": [], "pretrained": m["model_id"]})
         return
-    train(cfg, a.data, a.out)
+    train(cfg, a.data, a.out, a.seed)
 
 
 if __name__ == "__main__":

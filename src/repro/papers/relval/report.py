@@ -19,11 +19,12 @@ from repro.core.config import job_parser, load_yaml, resolve_scale
 from repro.core.io import read_json
 from repro.core.plotting import save_figure, subplots
 from repro.core.tables import PM, paper_value, pm, reported_table, write_table
-from repro.papers.relval.settings import settings_of
+from repro.papers.relval.settings import Settings, settings_of
 from repro.papers.relval.theory import theory_table
 
 PAPER_SETTING = "Atari, 40M frames, 10 seeds"
-STYLES = {"ppo": dict(color="tab:blue"), "ppo_rv": dict(color="tab:red", lw=2.0)}
+STYLES = {"ppo": dict(color="tab:blue"), "ppo_rv": dict(color="tab:red", lw=2.0),
+          "ppo_rv_state": dict(color="tab:green", ls="--")}
 
 
 def run_records(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -87,17 +88,27 @@ def atari_aggregate(runs: list[dict[str, Any]], scores: dict[str, dict[str, floa
     return pd.DataFrame(rows), recs
 
 
-def returns_table(records: list[dict[str, Any]], envs: list[str], agents: list[str],
+def agent_label(cfg: Settings, agent: str) -> str:
+    """The agent as the tables name it: an ablation says what it changes."""
+    ab = cfg.ablations.get(agent)
+    if ab is None:
+        return agent
+    changes = ", ".join(f"rv.{k}={v}" for k, v in sorted((ab.get("rv") or {}).items()))
+    return f"{agent} (ablation, ours: {changes})"
+
+
+def returns_table(records: list[dict[str, Any]], cfg: Settings,
                   reported: list[dict[str, Any]]) -> pd.DataFrame:
     vals: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in records:
         vals[(r["method"], r["metric"])].append(float(r["value"]))
     rows = []
-    for env in envs:
-        for agent in agents:
+    for env in [*cfg.classic, *cfg.atari]:
+        ablations = [a for a, ab in cfg.ablations.items() if env in (ab.get("envs") or [])]
+        for agent in [*cfg.agents, *ablations]:
             rows.append({
                 "env": env,
-                "agent": agent,
+                "agent": agent_label(cfg, agent),
                 "final return (ours)": pm(vals[(agent, f"{env}/final_return")], 4, "g"),
                 "first-episodes return (ours)": pm(vals[(agent, f"{env}/initial_return")], 4, "g"),
                 "seeds": len(vals[(agent, f"{env}/final_return")]),
@@ -151,9 +162,11 @@ def main(argv: list[str] | None = None) -> None:
                 f"Exact checks on random finite MDPs (scale {a.scale}; worst case over seeds). "
                 "Controls must fail; findings are reported, not judged.")
     envs = [*cfg.classic, *cfg.atari]
-    write_table(returns_table(run_recs, envs, cfg.agents, reported), tables, "returns",
+    write_table(returns_table(run_recs, cfg, reported), tables, "returns",
                 f"Final return (scale {a.scale}): {PM} over seeds of each run's mean return "
                 "over its last 10% of finished episodes (Atari: full-game scores, unclipped). "
+                f"ppo_rv is the paper's purely relative critic (rv.terminal={cfg.rv['terminal']}); "
+                "ablations change one setting of it. "
                 f"The paper's column is its {PAPER_SETTING} setting, not comparable in budget.")
     write_table(agg if len(agg) else pd.DataFrame({"note": ["no Atari runs"]}), tables,
                 "atari_aggregate",

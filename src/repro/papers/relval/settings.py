@@ -79,16 +79,46 @@ class Settings:
     atari_seeds: list[int]  # seeds of the Atari runs
     atari_scores: dict[str, dict[str, float]]  # game -> {random, human} reference scores
     envs: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-env overrides of ppo
+    # Ablation agents: ppo_rv with some `rv` settings changed, run on the envs listed only
+    # (name -> {rv: {...}, envs: [...]}); tables and the ledger label them as ablations.
+    ablations: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, ab in self.ablations.items():
+            if name in self.agents or name == "ppo":
+                raise ValueError(f"ablations.{name}: the name of an ablation must differ from "
+                                 f"the agents ({', '.join(self.agents)})")
+            unknown = set(ab) - {"rv", "envs"}
+            if unknown:
+                raise ValueError(f"ablations.{name}: unknown keys {sorted(unknown)} "
+                                 "(allowed: rv, envs)")
+            missing = set(ab.get("envs") or []) - {*self.classic, *self.atari}
+            if missing:
+                raise ValueError(f"ablations.{name}.envs: {sorted(missing)} are not envs of "
+                                 "this scale (classic, atari)")
+
+    def all_agents(self) -> list[str]:
+        """The agents, then the ablations: every name a run may carry."""
+        return [*self.agents, *self.ablations]
+
+    def base_agent(self, agent: str) -> str:
+        """The learner an agent name runs: an ablation is ppo_rv with other rv settings."""
+        return "ppo_rv" if agent in self.ablations else agent
 
     def allowed_envs(self) -> list[str]:
         """The envs this scale runs (its classic and Atari groups, and any with overrides)."""
         return sorted({*self.classic, *self.atari, *self.envs})
 
-    def run_config(self, env_id: str) -> PPOConfig:
-        """The learner's settings for one env: ppo + envs[env_id] overrides, with rv attached."""
+    def run_config(self, env_id: str, agent: str | None = None) -> PPOConfig:
+        """The learner's settings for one env (and agent): ppo + envs[env_id] overrides, with rv
+        attached; an ablation's rv settings override last."""
         merged = deep_merge(self.ppo, self.envs.get(env_id) or {})
         merged["rv"] = deep_merge(self.rv or {}, merged.get("rv") or {})
-        return typed(PPOConfig, merged, f"ppo + envs.{env_id}")
+        where = f"ppo + envs.{env_id}"
+        if agent in self.ablations:
+            merged["rv"] = deep_merge(merged["rv"], self.ablations[agent].get("rv") or {})
+            where += f" + ablations.{agent}"
+        return typed(PPOConfig, merged, where)
 
 
 def settings_of(merged: Mapping[str, Any]) -> Settings:

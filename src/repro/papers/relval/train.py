@@ -27,13 +27,16 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     s = load(args.config, args.scale)
-    if args.agent not in AGENTS:
-        raise SystemExit(f"unknown agent {args.agent!r}: allowed are {', '.join(AGENTS)}")
+    agents = [a for a in s.all_agents() if s.base_agent(a) in AGENTS]
+    if args.agent not in agents:
+        raise SystemExit(f"unknown agent {args.agent!r}: allowed are {', '.join(agents)}")
     envs = s.allowed_envs()
+    if args.agent in s.ablations:
+        envs = list(s.ablations[args.agent].get("envs") or [])
     if args.env not in envs:
-        raise SystemExit(f"unknown env {args.env!r} at scale {args.scale}: allowed are "
-                         f"{', '.join(envs)}")
-    cfg = s.run_config(args.env)
+        raise SystemExit(f"unknown env {args.env!r} for {args.agent} at scale {args.scale}: "
+                         f"allowed are {', '.join(envs)}")
+    cfg = s.run_config(args.env, args.agent)
 
     import torch  # noqa: F401  (so seed_everything / limit_cpu_threads see it)
 
@@ -51,9 +54,10 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(args.seed)
     log = get_logger(f"relval.train.{args.agent}", args.log)
-    result = train(cfg, args.env, args.agent, args.seed, log=log.info, device=device)
+    result = train(cfg, args.env, s.base_agent(args.agent), args.seed, log=log.info,
+                   device=device)
     result.update(env=args.env, agent=args.agent, seed=args.seed, scale=args.scale,
-                  device=device)
+                  device=device, ablation=args.agent in s.ablations)
     result["records"] = [{"method": args.agent, "metric": f"{args.env}/final_return",
                           "seed": args.seed, "value": result["final_return"]}]
     write_json(args.out, result)
