@@ -2,9 +2,12 @@
 # A single-node SLURM cluster on this machine, for the SLURM test (tests/test_slurm.py) and for
 # trying `--workflow-profile workflow/profiles/slurm` without a real cluster.
 #
-#   bash scripts/slurm_local.sh start    # install (apt) if needed, configure, start, wait for idle
-#   bash scripts/slurm_local.sh status   # sinfo; exit 0 when the node takes jobs
-#   bash scripts/slurm_local.sh stop     # stop the daemons this script started
+#   bash scripts/slurm_local.sh start      # install (apt) if needed, configure, start, wait for idle
+#   bash scripts/slurm_local.sh status     # sinfo; exit 0 when the node takes jobs
+#   bash scripts/slurm_local.sh stop       # stop the daemons this script started, remove its
+#                                          # slurm.conf, gres.conf and state (logs stay)
+#   bash scripts/slurm_local.sh uninstall  # stop, then purge the packages `start` installed and
+#                                          # remove its logs: the machine as it was before
 #
 # Needs root (apt-get, daemons). Debian's slurm-wlm + munge; one node named `hostname -s` with
 # the CPUs and memory `slurmd -C` detects, one partition `debug` (default), cons_tres, no cgroups
@@ -18,7 +21,12 @@
 # interface: Slurm has no listen-address setting. Every message must carry a munge credential
 # made with this machine's key, so nothing elsewhere can use them.)
 # Idempotent: `start` on a running cluster only checks. State, logs: /var/lib/repro-slurm,
-# /var/log/repro-slurm.
+# /var/log/repro-slurm. What `start` added to the machine (packages, the users and groups their
+# scripts made, /etc/slurm, a munge key) is listed in /var/lib/repro-slurm.undo, which
+# `uninstall` reverses (apt's updated package lists stay).
+# `stop` removes the slurm.conf it wrote: a slurm.conf naming a controller that is down makes
+# every `scontrol show config` wait ~9 s, and the Snakemake SLURM executor plugin runs one each
+# time snakemake starts; with no slurm.conf, scontrol fails at once.
 #
 # Exit status of `start`: 0 ready; 3 slurmctld cannot run here (not root, packages not
 # installable, foreign slurm.conf, or slurmctld itself fails): the last line says why;
@@ -31,6 +39,7 @@ MARK="# written by papers-repro scripts/slurm_local.sh"
 STATE=/var/lib/repro-slurm
 LOGDIR=/var/log/repro-slurm
 RUN=/run/repro-slurm
+UNDO=/var/lib/repro-slurm.undo  # what start added, a line each: pkg|user|group NAME, file|dir|tree PATH
 NODE=$(hostname -s)
 WAIT_S=${SLURM_LOCAL_WAIT_S:-60}
 
@@ -50,9 +59,20 @@ install() {
   command -v munged >/dev/null || need+=(munge)
   [ ${#need[@]} -eq 0 ] && return 0
   say "installing ${need[*]} with apt-get"
+  local before users groups
+  before=$(dpkg-query -W -f='${Package}\n' | sort)
+  users=$(getent passwd | cut -d: -f1 | sort)
+  groups=$(getent group | cut -d: -f1 | sort)
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends "${need[@]}"; } >"/tmp/slurm_local_apt.log" 2>&1 \
-    || cannot "apt-get install ${need[*]} failed (see /tmp/slurm_local_apt.log: $(tail -1 /tmp/slurm_local_apt.log))"
+      --no-install-recommends "${need[@]}"; } >"/tmp/slurm_local_apt.log" 2>&1
+  local rc=$?
+  # every package this install added (the dependencies too) and the system users and groups
+  # their scripts made (munge, slurm), for `uninstall`
+  comm -13 <(echo "$before") <(dpkg-query -W -f='${Package}\n' | sort) | sed 's/^/pkg /' >>"$UNDO"
+  comm -13 <(echo "$users") <(getent passwd | cut -d: -f1 | sort) | sed 's/^/user /' >>"$UNDO"
+  comm -13 <(echo "$groups") <(getent group | cut -d: -f1 | sort) | sed 's/^/group /' >>"$UNDO"
+  [ $rc -eq 0 ] || cannot "apt-get install ${need[*]} failed (see /tmp/slurm_local_apt.log: $(tail -1 /tmp/slurm_local_apt.log))"
+  rm -f /tmp/slurm_local_apt.log
 }
 
 write_conf() {
@@ -66,10 +86,11 @@ write_conf() {
     NodeName=*) ;;
     *) hw="NodeName=$NODE CPUs=$(nproc) RealMemory=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 ))" ;;
   esac
-  mkdir -p /etc/slurm "$STATE/ctld" "$STATE/d" "$LOGDIR" "$RUN"
+  [ -d /etc/slurm ] || { mkdir -p /etc/slurm && echo "dir /etc/slurm" >>"$UNDO"; }
+  mkdir -p "$STATE/ctld" "$STATE/d" "$LOGDIR" "$RUN"
   cat >"$CONF.tmp" <<EOF
 $MARK
-# A one-node test cluster on loopback. Remove with: scripts/slurm_local.sh stop && rm $CONF
+# A one-node test cluster on loopback. Removed by: scripts/slurm_local.sh stop
 ClusterName=repro
 SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=root
@@ -108,10 +129,15 @@ EOF
 start_munge() {
   if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then return 0; fi
   if [ ! -s /etc/munge/munge.key ]; then
+    echo "file /etc/munge/munge.key" >>"$UNDO"
     mungekey --create --keyfile=/etc/munge/munge.key 2>/dev/null \
       || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
   fi
   chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
+  local d
+  for d in /run/munge /var/log/munge /var/lib/munge; do
+    [ -d "$d" ] || echo "tree $d" >>"$UNDO"
+  done
   mkdir -p /run/munge /var/log/munge /var/lib/munge
   chown munge:munge /run/munge /var/log/munge /var/lib/munge
   runuser -u munge -- /usr/sbin/munged 2>"$LOGDIR/munged.err" \
@@ -175,7 +201,45 @@ stop() {
   stop_pid "$RUN/slurmd.pid"
   stop_pid "$RUN/slurmctld.pid"
   [ -f "$RUN/munged.ours" ] && stop_pid /run/munge/munged.pid && rm -f "$RUN/munged.ours"
-  say "stopped"
+  # what start wrote besides the logs: with no slurm.conf, scontrol fails at once instead of
+  # waiting ~9 s for a controller that is not there
+  [ -f "$CONF" ] && rm -f "$CONF" "$GRES_CONF"
+  rm -rf "$STATE" "$RUN"
+  say "stopped (logs: $LOGDIR)"
+}
+
+uninstall() {
+  [ "$(id -u)" -eq 0 ] || fail "needs root"
+  stop || return 1
+  local pkgs=() kind path
+  if [ -f "$UNDO" ]; then
+    while read -r kind path; do
+      case "$kind" in pkg) pkgs+=("$path") ;; esac
+    done <"$UNDO"
+  fi
+  # dpkg, not apt-get: it purges exactly these and refuses (instead of removing more) where a
+  # package installed since depends on one of them
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    say "purging ${pkgs[*]}"
+    DEBIAN_FRONTEND=noninteractive dpkg --purge "${pkgs[@]}" >/tmp/slurm_local_dpkg.log 2>&1 \
+      || fail "dpkg --purge failed (see /tmp/slurm_local_dpkg.log: $(tail -1 /tmp/slurm_local_dpkg.log))"
+    rm -f /tmp/slurm_local_dpkg.log
+  fi
+  if [ -f "$UNDO" ]; then
+    while read -r kind path; do
+      case "$kind" in
+        file) rm -f "$path" ;;
+        dir) rmdir "$path" 2>/dev/null ;;  # a directory start made, if nothing else is in it
+        tree) rm -rf "$path" ;;  # a directory start made for a daemon of its own
+        user) getent passwd "$path" >/dev/null && userdel "$path" 2>/dev/null ;;
+      esac
+    done <"$UNDO"
+    while read -r kind path; do  # after the users, whose own groups userdel may have removed
+      [ "$kind" = group ] && getent group "$path" >/dev/null && groupdel "$path" 2>/dev/null
+    done <"$UNDO"
+  fi
+  rm -rf "$LOGDIR" "$UNDO"
+  say "uninstalled: the machine is as before start (apt's package lists stay updated)"
 }
 
 status() {
@@ -188,6 +252,7 @@ status() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  uninstall) uninstall ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|uninstall|status" >&2; exit 2 ;;
 esac

@@ -21,6 +21,22 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MIRROR = (REPO.parent / "shared" / "data").resolve()
 PAPERS = registered_papers(REPO)
 
+# Snakemake imports every installed executor plugin when it starts, and the SLURM one runs
+# `scontrol show config` then (for its --help text only), which waits ~9 s where a slurm.conf
+# names a controller that is down. An empty SLURM_CONF makes scontrol fail at once: every process
+# the suite starts gets one, except the SLURM tests' (slurm_env), which need the machine's own.
+MACHINE_SLURM_CONF = os.environ.get("SLURM_CONF")
+os.environ["SLURM_CONF"] = os.devnull
+
+
+def slurm_env() -> dict[str, str]:
+    """The environment with the machine's own SLURM_CONF (or none), for SLURM commands."""
+    env = dict(os.environ)
+    env.pop("SLURM_CONF", None)
+    if MACHINE_SLURM_CONF is not None:
+        env["SLURM_CONF"] = MACHINE_SLURM_CONF
+    return env
+
 
 def copy_repo(dest: Path) -> Path:
     """What a clean clone would hold: tracked and not-ignored files (no .venv, results, ...)."""
@@ -94,10 +110,13 @@ def warm_ready(timeout: float = 120) -> None:
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny",
-              warm: bool = True, **config: str) -> subprocess.CompletedProcess:
+              warm: bool = True, slurm: bool = False, **config: str
+              ) -> subprocess.CompletedProcess:
+    """Run snakemake in `workdir`; `slurm=True` for a run that submits to SLURM (it gets the
+    machine's slurm.conf)."""
     overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
     cmd = [SNAKEMAKE, *args, "--config", *(f"{k}={v}" for k, v in overrides.items())]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env = {**(slurm_env() if slurm else os.environ), "PYTHONHASHSEED": "0"}
     if warm:
         warm_ready()
     else:
@@ -214,12 +233,30 @@ def copy_finished(src: Path, dest: Path) -> Path:
 
 
 SLURM_SCRIPT = REPO / "scripts" / "slurm_local.sh"
+# The SLURM tests change the machine: scripts/slurm_local.sh installs slurm-wlm and munge with
+# apt where missing, writes /etc/slurm/slurm.conf and starts slurmctld, slurmd and munged (ports
+# 6817/6818). They run only when asked, with REPRO_TEST_SLURM=1 (.ci/run sets it), and put the
+# machine back afterwards (see slurm_cluster).
+SLURM_OPT_IN = "REPRO_TEST_SLURM"
+SLURM_UNDO = Path("/var/lib/repro-slurm.undo")  # what slurm_local.sh start added to the machine
+
+
+def _slurm_local(action: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SLURM_SCRIPT), action], capture_output=True, text=True,
+                          timeout=timeout, env=slurm_env())
 
 
 @pytest.fixture(scope="session")
 def slurm_cluster(tmp_path_factory):
-    """A running local SLURM cluster: started here unless already up, and stopped when the last
-    pytest worker using it is done (a count of users under a lock) if this run started it."""
+    """A running local SLURM cluster, with REPRO_TEST_SLURM=1 only (skipped otherwise, saying
+    so): started here unless already up, and when the last pytest worker using it is done (a
+    count of users under a lock), put back as this run found it if this run started it: the
+    daemons stopped and slurm.conf, gres.conf and the state removed (`slurm_local.sh stop`), and,
+    where this run installed packages, those purged again (`slurm_local.sh uninstall`)."""
+    if os.environ.get(SLURM_OPT_IN) != "1":
+        pytest.skip(f"starts a local SLURM cluster (apt-get install slurm-wlm munge, "
+                    f"/etc/slurm/slurm.conf, daemons on ports 6817/6818): set {SLURM_OPT_IN}=1 "
+                    "to run it, as .ci/run does")
     shared = shared_dir(tmp_path_factory)
     lock, users, ours = (shared / f"slurm.{x}" for x in ("lock", "users", "started"))
 
@@ -232,34 +269,26 @@ def slurm_cluster(tmp_path_factory):
     with FileLock(str(lock)):
         if cannot.exists():  # another worker tried already
             pytest.skip(cannot.read_text())
-        if subprocess.run(["bash", str(SLURM_SCRIPT), "status"],
-                          capture_output=True).returncode != 0:
-            proc = subprocess.run(["bash", str(SLURM_SCRIPT), "start"], capture_output=True,
-                                  text=True, timeout=1200)
+        if _slurm_local("status", timeout=60).returncode != 0:
+            # uninstall only what this run adds: nothing was left by an earlier start
+            undo = "stop" if SLURM_UNDO.exists() else "uninstall"
+            proc = _slurm_local("start", timeout=1200)
+            if proc.returncode != 0:
+                _slurm_local(undo)
             reason = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
             if proc.returncode == 3:
                 cannot.write_text(reason)
                 pytest.skip(reason)
             assert proc.returncode == 0, f"local SLURM cluster failed to start:\n{proc.stderr}"
-            ours.touch()
+            ours.write_text(undo)
         count(+1)
     yield
     with FileLock(str(lock)):
         if count(-1) == 0 and ours.exists():
-            subprocess.run(["bash", str(SLURM_SCRIPT), "stop"], capture_output=True)
+            undo = ours.read_text()
             ours.unlink()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _slurm_probe_stays_fast(request):
-    """The SLURM executor plugin runs `scontrol show config` whenever snakemake starts; where
-    slurm is installed but no controller runs, that waits ~9 s every time. Where it is
-    installed, keep the local cluster up for the session so each snakemake call stays fast."""
-    if shutil.which("scontrol"):
-        try:
-            request.getfixturevalue("slurm_cluster")
-        except pytest.skip.Exception:
-            pass
+            proc = _slurm_local(undo)
+            assert proc.returncode == 0, f"slurm_local.sh {undo} failed:\n{proc.stderr}"
 
 
 # ---------------------------------------------------------------- what the suite's time goes to

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, copy_finished, planned_jobs
+from conftest import _WARM, REPO, copy_finished, planned_jobs, snakemake
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t", "DVC_NO_ANALYTICS": "1"}
@@ -105,22 +106,105 @@ def test_restore_after_code_change_leaves_those_rules_to_snakemake(producer, tmp
     assert "rove_sft" not in jobs and "rove_toy" not in jobs
 
 
-def test_corrupt_remote_object_fails_clearly_and_leaves_nothing(producer, tmp_path):
-    root, remote = producer
-    bad_remote = tmp_path / "bad_remote"
-    shutil.copytree(remote, bad_remote)
-    victim = sorted(p for p in (bad_remote / "files").rglob("*") if p.is_file()
+def corrupt_remote(producer, dest: Path) -> Path:
+    """A copy of the producer's remote with one object's content damaged."""
+    _, remote = producer
+    shutil.copytree(remote, dest)
+    victim = sorted(p for p in (dest / "files").rglob("*") if p.is_file()
                     and not p.name.endswith(".dir"))[0]
     victim.write_bytes(victim.read_bytes() + b"corrupted")
-    fresh = clone(root, tmp_path / "corrupt")
-    run(fresh, "dvc", "remote", "modify", "--local", "local", "url", str(bad_remote))
+    return dest
+
+
+def work_tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and directory (None) of a work tree, outside .git and .dvc."""
+    return {str(p.relative_to(root)): None if p.is_dir() else p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.relative_to(root).parts[0] not in (".git", ".dvc")}
+
+
+def failed_restore(fresh: Path, remote: Path) -> None:
+    """`restore` from a remote with a corrupt object: one clear error line, exit status 2."""
+    run(fresh, "dvc", "remote", "modify", "--local", "local", "url", str(remote))
     proc = repro(fresh, "restore", "rove", "--scale", "tiny", check=False)
     assert proc.returncode == 2
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert len(errors) == 1 and "corrupt" in errors[0] and "push again" in errors[0]
-    leftovers = [p for d in ("results", "data") for p in (fresh / d).rglob("*")
-                 if p.is_file() and p.name != ".gitignore"] if (fresh / "results").exists() else []
-    assert leftovers == []
+
+
+def test_corrupt_remote_object_fails_clearly_and_leaves_nothing(producer, tmp_path):
+    """Not one file or directory more than the clone had: no empty results/ or data/ tree."""
+    fresh = clone(producer[0], tmp_path / "corrupt")
+    before = work_tree(fresh)
+    failed_restore(fresh, corrupt_remote(producer, tmp_path / "bad_remote"))
+    assert work_tree(fresh) == before
+    assert not (fresh / "results").exists() and not (fresh / "data").exists()
+
+
+def test_failed_restore_puts_back_what_was_there(producer, tmp_path):
+    """A work tree that already holds some outputs (an earlier run's table, the data of the
+    fetch stage): after a failed restore each is back byte for byte and nothing else was added,
+    not even an empty directory."""
+    root, _ = producer
+    fresh = clone(root, tmp_path / "partial")
+    table = "results/tiny/rove/tables/toy.csv"
+    (fresh / table).parent.mkdir(parents=True)
+    (fresh / table).write_text("an earlier run's table\n")
+    shutil.copytree(root / "data", fresh / "data", copy_function=shutil.copy2)
+    before = work_tree(fresh)
+    failed_restore(fresh, corrupt_remote(producer, tmp_path / "bad_remote"))
+    assert work_tree(fresh) == before
+
+
+# Credentials come from the environment (or .dvc/config.local) and must stay there: fake ones,
+# unlike any string the pipeline writes, looked for byte for byte in what a run leaves behind.
+FAKE_SECRETS = {
+    "OPENAI_API_KEY": "sk-proj-FAKErepro0c5e1f9a7b3d2e8c4a6f0b1d9e7c3a5f",
+    "AWS_ACCESS_KEY_ID": "AKIAFAKEREPRO3Q7W9E2R",
+    "AWS_SECRET_ACCESS_KEY": "fAkErEpRo/7Wq2Ex9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Zx",
+    "HF_TOKEN": "hf_FAKEreproQ7w9E2r4T6y8U0i1O3p5A7s9D2f",
+    "HUGGING_FACE_HUB_TOKEN": "hf_FAKEreproHUB3e5R7t9Y1u3I5o7P9a2S4d6F",
+    "WANDB_API_KEY": "fakerepro0123456789abcdef0123456789abcdef",
+}
+
+
+def leaks(*roots: Path) -> list[str]:
+    """`file: VARIABLE` for each fake secret's value found in a file under the roots."""
+    found = []
+    for top in roots:
+        for p in sorted(top.rglob("*")):
+            if p.is_file() and not p.is_symlink():
+                data = p.read_bytes()
+                found += [f"{p}: {k}" for k, v in FAKE_SECRETS.items() if v.encode() in data]
+    return found
+
+
+def test_secrets_in_the_environment_reach_no_log_result_or_artifact(producer, tmp_path,
+                                                                     monkeypatch):
+    """With fake API keys and cloud credentials in the environment, a paper's jobs rerun
+    (ROVER's toy experiment and its report: their logs, benchmarks, results, claims with
+    provenance) and a DVC push to a local remote leave no trace of them: not in logs/,
+    results/, data/, .snakemake/ (metadata, Snakemake's log), the DVC cache and config, git, the
+    remote, or the warm interpreters' server log."""
+    root, _ = producer
+    work = copy_finished(root, tmp_path / "work")
+    remote = tmp_path / "remote"
+    probe = tmp_path / "probe"  # the search finds a value where one is
+    probe.mkdir()
+    (probe / "x.log").write_text(f"token={FAKE_SECRETS['HF_TOKEN']}\n")
+    assert leaks(probe) == [f"{probe / 'x.log'}: HF_TOKEN"]
+    for k, v in FAKE_SECRETS.items():
+        monkeypatch.setenv(k, v)
+    proc = snakemake(work, "paper_rove", "--cores", "2", "--forcerun", "rove_toy", papers="rove")
+    log = proc.stdout + proc.stderr
+    for rule in ("rove_toy", "rove_report"):  # the jobs ran, with the keys in their environment
+        assert re.search(rf"Finished jobid: \d+ \(Rule: {rule}\)", log), log
+    run(work, "dvc", "remote", "modify", "--local", "local", "url", str(remote))
+    repro(work, "push", "rove", "--scale", "tiny")
+    assert any(remote.rglob("*"))
+    assert {"logs", "results", ".snakemake", ".dvc"} <= {p.name for p in work.iterdir()}
+    assert any((work / ".dvc" / "cache").rglob("*")) and (work / ".dvc/config.local").exists()
+    assert leaks(work, remote, *([_WARM[1]] if _WARM else [])) == []
 
 
 def _free_port() -> int:

@@ -96,6 +96,7 @@ def test_tiny_dag_outputs(tiny_reap):
 def test_editing_pruning_code_reruns_evaluation_not_training(tiny_reap, tmp_path):
     root = copy_finished(tiny_reap, tmp_path / "edit_prune")
     edit(root / "src/repro/papers/reap/prune.py")
+    s = _settings(root)
     assert planned_jobs(root, "paper_reap") == {
-        "reap_reference": 1, "reap_evaluate": _n_evals(_settings(root)), "reap_report": 1,
+        "reap_reference": len(s["models"]), "reap_evaluate": _n_evals(s), "reap_report": 1,
         "paper_reap": 1}

@@ -153,7 +153,7 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
         mirror / "countdown" / "test.parquet"
     )
     hub = pd.DataFrame({"nums": [[3, 2, 1], [7, 8, 9], [1, 1, 1]], "target": [6, 24, 3]})
-    monkeypatch.setattr(data_mod, "_hub_rows", lambda cfg: hub)
+    monkeypatch.setattr(data_mod, "_hub_rows", lambda cfg, train_file: hub)
     cfg = data_mod.CountdownData(
         source="hub",
         hub_dataset="x/y",
@@ -165,6 +165,29 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
     train_, test, src = data_mod._hub(cfg, mirror)
     assert [p.target for p in test] == [6, 15] and src["test"].startswith("mirror:")
     assert [p.nums for p in train_] == [(7, 8, 9), (1, 1, 1)]  # (3,2,1)->6 is a test problem
+
+
+def test_unreachable_hub_names_the_real_mirror_path(tmp_path, monkeypatch):
+    """The error says where to put the rows: the mirror's real path, not a placeholder."""
+    import sys
+    import types
+
+    import pandas as pd
+
+    def offline(*_a, **_k):
+        raise ConnectionError("no network")
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=offline))
+    mirror = tmp_path / "mirror"
+    (mirror / "countdown").mkdir(parents=True)
+    pd.DataFrame({"nums": [[1, 2, 3]], "target": [6]}).to_parquet(
+        mirror / "countdown" / "test.parquet")
+    cfg = data_mod.CountdownData(source="hub", hub_dataset="x/y", hub_train_size=3, n_test=1,
+                                 test_file="countdown/test.parquet", test_url="http://invalid")
+    with pytest.raises(SystemExit) as err:
+        data_mod._hub(cfg, mirror)
+    msg = str(err.value)
+    assert str((mirror / "countdown" / "train.parquet").resolve()) in msg and "<" not in msg
 
 
 # ----------------------------------------------------------------------------- tiny pipeline

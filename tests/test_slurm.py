@@ -4,7 +4,12 @@ submitted through snakemake-executor-plugin-slurm with `workflow/profiles/slurm`
 Evidence that jobs went through SLURM comes from SLURM itself (`squeue --states=all` lists the
 run's jobs long after they end: the local cluster keeps them for a day, MinJobAge) and from the
 plugin (one log per job under .snakemake/slurm_logs, the SLURM job id in Snakemake's log).
-No accounting database is involved. Skipped only where slurmctld cannot start.
+No accounting database is involved.
+
+The tests that need the cluster change the machine (apt packages, /etc/slurm, daemons) and so
+run only with REPRO_TEST_SLURM=1 (.ci/run sets it; conftest.slurm_cluster skips them otherwise,
+saying so, and puts the machine back after them); where slurmctld cannot start (not root, no
+apt, a real cluster's slurm.conf) they skip with the reason. The profile's own tests always run.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, copy_repo, plan, planned_jobs, same_result, snakemake
+from conftest import REPO, copy_repo, plan, planned_jobs, same_result, slurm_env, snakemake
 
 PROFILE = "workflow/profiles/slurm"
 # The paper run through SLURM: stackelberg, whose tiny DAG is a dozen numpy jobs (each SLURM job
@@ -66,7 +71,7 @@ def run_via_slurm(root: Path, *args: str, profile: Path, declared: dict[str, dic
     # cold: SLURM jobs start their own interpreters, as on a real cluster (and their tables are
     # compared with the local run's, whose jobs forked from the warm server)
     proc = snakemake(root, *args, "--workflow-profile", str(profile), *HARNESS,
-                     *fitted_resources(profile, declared), warm=False, **config)
+                     *fitted_resources(profile, declared), warm=False, slurm=True, **config)
     return proc, time.monotonic() - t0
 
 
@@ -74,12 +79,13 @@ def slurm_jobs(log: str) -> dict[str, dict[str, str]]:
     """The run's jobs as SLURM knows them (squeue, by the run's job name): id -> fields."""
     run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
     out = subprocess.run(["squeue", "--states=all", "--noheader", "--name", run_id,
-                          "--format=%i|%T|%k|%l"], capture_output=True, text=True, check=True)
+                          "--format=%i|%T|%k|%l"], capture_output=True, text=True, check=True,
+                         env=slurm_env())
     jobs = {}
     for line in out.stdout.splitlines():
         jid, state, comment, limit = line.strip().split("|")
         show = subprocess.run(["scontrol", "show", "job", "-o", jid], capture_output=True,
-                              text=True, check=True).stdout
+                              text=True, check=True, env=slurm_env()).stdout
         jobs[jid] = {"state": state, "comment": comment, "time_limit": limit, "show": show}
     return jobs
 

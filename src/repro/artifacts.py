@@ -114,8 +114,15 @@ def _changed(repo: Path, stage: str) -> list[str]:
 
 
 def _checkout_or_roll_back(repo: Path, names: list[str], outs: list[str]) -> None:
+    """`dvc checkout` of the stages' outputs; where it fails, the work tree as it was before:
+    the outputs that were there put back, the rest removed with the directories the checkout
+    made for them."""
     backup = repo / ".dvc" / "tmp" / "restore-backup"
     shutil.rmtree(backup, ignore_errors=True)
+    # the outputs' missing parent directories, deepest first: a checkout creates them
+    made = sorted({d for o in outs for d in (repo / o).parents
+                   if d.is_relative_to(repo) and d != repo and not d.exists()},
+                  key=lambda d: len(d.parts), reverse=True)
     for o in outs:  # move what is there aside, so a failure can put it back untouched
         if (repo / o).exists():
             (backup / o).parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +139,9 @@ def _checkout_or_roll_back(repo: Path, names: list[str], outs: list[str]) -> Non
             target.unlink()
         if (backup / o).exists():
             os.replace(backup / o, target)
+    for d in made:
+        if d.is_dir() and not any(d.iterdir()):
+            d.rmdir()
     shutil.rmtree(backup, ignore_errors=True)
     bad = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip().startswith(("data/",
                                                                                   "results/"))]

@@ -59,10 +59,28 @@ def _files(items: Any) -> tuple[str, ...]:
     return tuple(sorted(_ANNOTATION.sub("", str(f)) for f in items or ()))
 
 
+@contextlib.contextmanager
+def _no_slurm_probe():
+    """Import Snakemake's plugins without their SLURM probe: snakemake.api imports every
+    installed executor plugin, and the SLURM one runs `scontrol show config` at import (for its
+    --help text only), which waits ~9 s where a slurm.conf names a controller that is down. An
+    empty SLURM_CONF makes scontrol fail at once; a plan never talks to SLURM."""
+    old = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = os.devnull
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = old
+
+
 def plan(repo: str | Path, target: str | None = None, config: dict[str, str] | None = None,
          forceall: bool = False) -> list[Job]:
     """The jobs `snakemake [target]` would run now (every job of the DAG with forceall)."""
-    from snakemake.api import SnakemakeApi
+    with _no_slurm_probe():
+        from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         ConfigSettings,
         DAGSettings,

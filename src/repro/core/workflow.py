@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from repro.core.config import load_yaml, resolve_scale
+from repro.core.config import SCALES, load_yaml, resolve_scale
 from repro.core.validate import ConfigError, validate
 
 
@@ -44,17 +44,54 @@ def check_config(config: dict[str, Any]) -> None:
         fail(err)
 
 
+def _has(node: Any, path: list[Any]) -> bool:
+    for part in path:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return False
+    return True
+
+
+def _written_at(raw: dict[str, Any], scale: str, path: list[Any]) -> str:
+    """Where a key of the merged settings of `scale` is written in the paper config, as a
+    dotted key: `scales.<scale>.<path>` where the scale's block has it (its values win the
+    merge), else `defaults.<path>`."""
+    for block, node in ((f"scales.{scale}", (raw.get("scales") or {}).get(scale)),
+                        ("defaults", raw.get("defaults"))):
+        if path and _has(node, path):
+            return ".".join([block, *map(str, path)])
+    return ".".join(map(str, path)) or "<top level>"
+
+
+def check_paper(pid: str, root: str | Path = ".", first: str | None = None) -> dict[str, Any]:
+    """config/papers/<pid>.yaml, checked whole: its structure (paper.schema.yaml), then the
+    settings of every scale (`defaults` merged with `scales.<scale>`, for tiny, small and full,
+    not only the scale being run) against workflow/schemas/<pid>.schema.yaml, `first` first.
+    The first violation raises ConfigError: one line naming the file, the scale and the dotted
+    key as the file writes it (`scales.full.toy.epsilon`, `defaults.toy.lr`)."""
+    root = Path(root)
+    path = f"config/papers/{pid}.yaml"
+    raw = load_yaml(root / path)
+    validate(raw, root / "workflow/schemas/paper.schema.yaml", path)
+    for scale in sorted(SCALES, key=lambda s: s != first):  # stable: the others in order
+        validate(resolve_scale(raw, scale), root / f"workflow/schemas/{pid}.schema.yaml",
+                 f"{path} (scale {scale})",
+                 locate=lambda p, scale=scale: _written_at(raw, scale, p))
+    return raw
+
+
 def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
-    """Load config/papers/<pid>.yaml, validate its structure and its settings at `scale`."""
+    """Load config/papers/<pid>.yaml, validate all of it (every scale: `check_paper`), and
+    return its path and its settings at `scale`."""
     path = f"config/papers/{pid}.yaml"
     try:
-        raw = load_yaml(path)
-        validate(raw, "workflow/schemas/paper.schema.yaml", path)
-        settings = resolve_scale(raw, scale)
-        validate(settings, f"workflow/schemas/{pid}.schema.yaml", f"{path} (scale {scale})")
+        raw = check_paper(pid, ".", first=scale)
     except (ConfigError, FileNotFoundError) as err:
         fail(err)
-    return path, settings
+    return path, resolve_scale(raw, scale)
 
 
 def src(pid: str, *modules: str) -> list[str]:

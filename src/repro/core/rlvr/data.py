@@ -84,9 +84,10 @@ def _generated(
     return train, test, src
 
 
-def _hub_rows(cfg: CountdownData) -> Any:
+def _hub_rows(cfg: CountdownData, train_file: Path) -> Any:
     """The hub dataset's train split as a pandas frame: via `datasets` when installed, else the
-    split's parquet files via `huggingface_hub` (both imported lazily: full scale only)."""
+    split's parquet files via `huggingface_hub` (both imported lazily: full scale only).
+    `train_file` is where an offline copy of those rows would go (the errors name it)."""
     name, rev = cfg.hub_dataset, cfg.hub_revision
     try:
         try:
@@ -103,7 +104,7 @@ def _hub_rows(cfg: CountdownData) -> Any:
         raise SystemExit(
             f"cannot fetch {name} from the HF hub ({e.__class__.__name__}): check the network, "
             "set HF_ENDPOINT to a reachable mirror, or put the dataset's rows in "
-            "<mirror>/countdown/train.parquet"
+            f"{train_file.resolve()}"
         ) from None
 
 
@@ -127,7 +128,7 @@ def _hub(cfg: CountdownData, mirror: Path) -> tuple[list[Problem], list[Problem]
 
     n_train = cfg.hub_train_size
     src: dict[str, Any] = {"source": "hub", "train": f"{cfg.hub_dataset}[:{n_train}]"}
-    test_file = mirror / cfg.test_file
+    test_file, train_file = mirror / cfg.test_file, mirror / cfg.train_file
     rows = None
     if test_file.exists():
         test = _frame_to_problems(pd.read_parquet(test_file))
@@ -139,15 +140,14 @@ def _hub(cfg: CountdownData, mirror: Path) -> tuple[list[Problem], list[Problem]
             src["test"] = cfg.test_url
         except Exception:  # noqa: BLE001 - fall back to the hub slice below
             log.info("test set not in the mirror nor downloadable; using the hub test slice")
-            rows = _hub_rows(cfg)
+            rows = _hub_rows(cfg, train_file)
             test = _frame_to_problems(rows.iloc[n_train : n_train + cfg.n_test])
             src["test"] = f"{cfg.hub_dataset}[{n_train}:{n_train + cfg.n_test}]"
-    train_file = mirror / cfg.train_file
     if rows is None and train_file.exists():  # an offline copy of the hub dataset's rows
         rows = pd.read_parquet(train_file)
         src["train"] = f"mirror:{train_file}[:{n_train}]"
     elif rows is None:
-        rows = _hub_rows(cfg)
+        rows = _hub_rows(cfg, train_file)
     held = {p.key() for p in test}
     train = [p for p in _frame_to_problems(rows.iloc[:n_train]) if p.key() not in held]
     return train, test, src
