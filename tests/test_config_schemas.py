@@ -16,8 +16,11 @@ config); two real `snakemake -n` runs prove the wiring.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import re
 import shutil
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +131,34 @@ def test_the_rlvr_blocks_are_typed_alike_in_rove_and_nft():
 def test_every_paper_config_validates_at_every_scale(pid):
     raw = check_paper(pid, REPO)  # raises ConfigError (one line) on the first violation
     assert {s: resolve_scale(raw, s) for s in SCALES}
+
+
+def _schema_keys_not_in(cls: type, schema: Any, root: dict[str, Any], where: str) -> list[str]:
+    """Keys an object schema allows that the dataclass it is typed into has no field for, down
+    the dataclass fields (a job would reject them: the schema must not let them through)."""
+    schema = _deref(schema, root)
+    if not isinstance(schema, dict):
+        return []
+    hints = typing.get_type_hints(cls)
+    fields = [f.name for f in dataclasses.fields(cls)]
+    bad = [f"{where}.{k}" for k in schema.get("properties", {}) if k not in fields]
+    for name in fields:
+        hint = hints[name]
+        sub = hint if dataclasses.is_dataclass(hint) else next(
+            (a for a in typing.get_args(hint) if dataclasses.is_dataclass(a)), None)
+        if sub is not None and name in schema.get("properties", {}):
+            bad += _schema_keys_not_in(sub, schema["properties"][name], root, f"{where}.{name}")
+    return bad
+
+
+@pytest.mark.parametrize("pid", [p for p in PAPERS
+                                 if (REPO / f"src/repro/papers/{p}/settings.py").exists()])
+def test_the_schema_allows_no_key_the_typed_settings_lack(pid):
+    """Down the typed settings (settings.Settings and its dataclass fields), every key the
+    schema allows is a field: a config that passes the parse is one its jobs can read."""
+    settings = importlib.import_module(f"repro.papers.{pid}.settings")
+    schema = load_yaml(REPO / f"workflow/schemas/{pid}.schema.yaml")
+    assert not _schema_keys_not_in(settings.Settings, schema, schema, pid)
 
 
 # --------------------------------------------------------------- typos at the deepest level
