@@ -201,6 +201,19 @@ for _pid in PAPERS:
     globals()[f"tiny_{_pid}"] = _tiny_dag_fixture(_pid)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _dvc_site_cache_in_tmp(tmp_path_factory):
+    """DVC keeps an index and state of every repo it touches under /var/tmp/dvc (its site cache
+    dir), where the suite's throwaway repos would outlive it: point it at pytest's temp dir."""
+    old = os.environ.get("DVC_SITE_CACHE_DIR")
+    os.environ["DVC_SITE_CACHE_DIR"] = str(tmp_path_factory.mktemp("dvc-site-cache"))
+    yield
+    if old is None:
+        os.environ.pop("DVC_SITE_CACHE_DIR", None)
+    else:
+        os.environ["DVC_SITE_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def fresh_repo(tmp_path_factory) -> Path:
     """One clean copy of the repo for tests that only plan (never run) jobs in it."""

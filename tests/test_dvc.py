@@ -156,26 +156,27 @@ def test_failed_restore_puts_back_what_was_there(producer, tmp_path):
     assert work_tree(fresh) == before
 
 
-# Credentials come from the environment (or .dvc/config.local) and must stay there: fake ones,
-# unlike any string the pipeline writes, looked for byte for byte in what a run leaves behind.
-FAKE_SECRETS = {
-    "OPENAI_API_KEY": "sk-proj-FAKErepro0c5e1f9a7b3d2e8c4a6f0b1d9e7c3a5f",
-    "AWS_ACCESS_KEY_ID": "AKIAFAKEREPRO3Q7W9E2R",
-    "AWS_SECRET_ACCESS_KEY": "fAkErEpRo/7Wq2Ex9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Zx",
-    "HF_TOKEN": "hf_FAKEreproQ7w9E2r4T6y8U0i1O3p5A7s9D2f",
-    "HUGGING_FACE_HUB_TOKEN": "hf_FAKEreproHUB3e5R7t9Y1u3I5o7P9a2S4d6F",
-    "WANDB_API_KEY": "fakerepro0123456789abcdef0123456789abcdef",
-}
+# Credentials come from the environment (or .dvc/config.local) and must stay there. The fake
+# ones are drawn per run (written nowhere, this file included), in each key's usual shape.
+SECRET_SHAPES = {"OPENAI_API_KEY": "sk-proj-{}", "AWS_ACCESS_KEY_ID": "AKIA{}",
+                 "AWS_SECRET_ACCESS_KEY": "{}/fake+aws", "HF_TOKEN": "hf_{}",
+                 "HUGGING_FACE_HUB_TOKEN": "hf_{}", "WANDB_API_KEY": "{}"}
 
 
-def leaks(*roots: Path) -> list[str]:
-    """`file: VARIABLE` for each fake secret's value found in a file under the roots."""
+def fake_secrets() -> dict[str, str]:
+    import secrets
+
+    return {k: shape.format(secrets.token_hex(16)) for k, shape in SECRET_SHAPES.items()}
+
+
+def leaks(values: dict[str, str], *roots: Path) -> list[str]:
+    """`file: VARIABLE` for each value found (byte for byte) in a file under the roots."""
     found = []
     for top in roots:
         for p in sorted(top.rglob("*")):
             if p.is_file() and not p.is_symlink():
                 data = p.read_bytes()
-                found += [f"{p}: {k}" for k, v in FAKE_SECRETS.items() if v.encode() in data]
+                found += [f"{p}: {k}" for k, v in values.items() if v.encode() in data]
     return found
 
 
@@ -189,11 +190,12 @@ def test_secrets_in_the_environment_reach_no_log_result_or_artifact(producer, tm
     root, _ = producer
     work = copy_finished(root, tmp_path / "work")
     remote = tmp_path / "remote"
+    fake = fake_secrets()
     probe = tmp_path / "probe"  # the search finds a value where one is
     probe.mkdir()
-    (probe / "x.log").write_text(f"token={FAKE_SECRETS['HF_TOKEN']}\n")
-    assert leaks(probe) == [f"{probe / 'x.log'}: HF_TOKEN"]
-    for k, v in FAKE_SECRETS.items():
+    (probe / "x.log").write_text(f"token={fake['HF_TOKEN']}\n")
+    assert leaks(fake, probe) == [f"{probe / 'x.log'}: HF_TOKEN"]
+    for k, v in fake.items():
         monkeypatch.setenv(k, v)
     proc = snakemake(work, "paper_rove", "--cores", "2", "--forcerun", "rove_toy", papers="rove")
     log = proc.stdout + proc.stderr
@@ -204,7 +206,7 @@ def test_secrets_in_the_environment_reach_no_log_result_or_artifact(producer, tm
     assert any(remote.rglob("*"))
     assert {"logs", "results", ".snakemake", ".dvc"} <= {p.name for p in work.iterdir()}
     assert any((work / ".dvc" / "cache").rglob("*")) and (work / ".dvc/config.local").exists()
-    assert leaks(work, remote, *([_WARM[1]] if _WARM else [])) == []
+    assert leaks(fake, work, remote, *([_WARM[1]] if _WARM else [])) == []
 
 
 def _free_port() -> int:
