@@ -90,6 +90,15 @@ def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
     git(root, "commit", "-qm", "results")
     out = repro(root, "status").stdout
     assert f"{PAPER:<12} tiny   yes       yes        current" in out, out
+    # the ledger's code changes without changing the published ledger: still current (status
+    # recomputes it); a schema edit only validates: still current
+    with open(root / "src/repro/core/claims.py", "a") as f:
+        f.write("\n# a comment\n")
+    with open(root / f"workflow/schemas/{PAPER}.schema.yaml", "a") as f:
+        f.write("\n# a comment\n")
+    row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
+    assert not row["stale"], row["why"]
+    git(root, "checkout", "-q", "--", ".")
     # the paper's code changes: stale, naming the file
     edit(root / f"src/repro/papers/{PAPER}/run.py")
     row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]

@@ -12,11 +12,14 @@ is published.
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from repro.core.claims import claims_markdown, evaluate_claims, load_provenance, read_claims
 from repro.core.config import load_yaml, resolve_scale
@@ -27,9 +30,12 @@ SCALES = ("tiny", "small", "full")
 MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stays in DVC
 SPEC = "claims_spec.json"
 # besides the code and config its jobs list as inputs, the workflow files every paper's DAG
-# depends on (its own rule file and schema are added per paper): for `status` (stale or not)
-WORKFLOW_FILES = ("Snakefile", "workflow/rules/common.smk", "workflow/modules",
-                  "workflow/schemas/paper.schema.yaml", "workflow/schemas/config.schema.yaml")
+# depends on (its own rule file is added per paper): for `status` (stale or not). Schemas are
+# not among them: they only validate, and the settings a run used are compared by their hash.
+WORKFLOW_FILES = ("Snakefile", "workflow/rules/common.smk", "workflow/modules")
+# Code whose effect on the published results `status` checks by recomputing them: a change to
+# it makes the results stale only if the ledger it gives on the published records differs.
+LEDGER_CODE = "src/repro/core/claims.py"
 
 
 class PublishError(Exception):
@@ -127,28 +133,54 @@ def recompute_ledger(repo: Path, pid: str, scale: str) -> str:
     return claims_markdown(pid, scale, evaluate_claims(spec, records))
 
 
+def ledger_is_current(repo: Path, pid: str, scale: str) -> bool:
+    """Whether the current core/claims.py gives the published ledger on the published records."""
+    d = published_dir(repo, pid, scale)
+    try:
+        return recompute_ledger(repo, pid, scale) == strip_footer((d / "claims.md").read_text())
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
 
 
 def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
     """The source and config files the paper's jobs at `scale` list as inputs (the rules'
-    honest inputs: exactly what its results depend on), plus its rule file, its schema and the
-    shared workflow files (another paper's rule file is not among them)."""
+    honest inputs: exactly what its results depend on), plus its rule file and the shared
+    workflow files (another paper's rule file is not among them)."""
     from repro.dag import plan
 
     jobs = plan(repo, f"paper_{pid}", {"scale": scale, "papers": pid}, forceall=True)
     files = {i for j in jobs for i in j.inputs if i.startswith(("src/", "config/"))}
-    own = (f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml")
-    return sorted(files | {f for f in (*WORKFLOW_FILES, *own) if (repo / f).exists()})
+    own = f"workflow/rules/{pid}.smk"
+    return sorted(files | {f for f in (*WORKFLOW_FILES, own) if (repo / f).exists()})
 
 
 def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | None:
-    """Which of `paths` differ now from `commit` (None: this checkout lacks the commit)."""
+    """Which of `paths` differ in meaning now from `commit` (None: this checkout lacks the
+    commit). A YAML file that parses to the same data, or a Python file with the same syntax
+    tree, changed only comments or layout: that cannot change a result, so it is left out."""
     if _git(repo, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
         return None
     out = _git(repo, "diff", "--name-only", commit, "--", *paths)
-    return [ln for ln in out.stdout.splitlines() if ln]
+    return [f for f in out.stdout.splitlines() if f and not _same_meaning(repo, commit, f)]
+
+
+def _same_meaning(repo: Path, commit: str, path: str) -> bool:
+    old = _git(repo, "show", f"{commit}:{path}")
+    new = repo / path
+    if old.returncode != 0 or not new.is_file():
+        return False
+    try:
+        if path.endswith((".yaml", ".yml")):
+            return yaml.safe_load(old.stdout) == yaml.safe_load(new.read_text())
+        if path.endswith(".py"):
+            return ast.dump(ast.parse(old.stdout)) == ast.dump(ast.parse(new.read_text()))
+    except (yaml.YAMLError, SyntaxError, ValueError):
+        return False
+    return False
 
 
 def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[dict[str, Any]]:
@@ -175,7 +207,9 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
                     why.append("computed outside a git checkout: its age is unknown")
                 elif changed is None:
                     why.append(f"computed at {commit[:10]}, which this checkout does not have")
-                elif changed:
+                elif LEDGER_CODE in changed and ledger_is_current(repo, pid, scale):
+                    changed.remove(LEDGER_CODE)  # it changed, but not the published ledger
+                if changed:
                     why.append(f"{len(changed)} file(s) of its code changed since "
                                f"{prov['commit'][:10]}: {', '.join(changed[:3])}"
                                + (" ..." if len(changed) > 3 else ""))
