@@ -32,8 +32,8 @@ uses the port's rewrite Delta(z, s_j') = Delta(s_i_last, s_j') - r_i_last instea
 V(s_last) = r_last (off by V(s_last) - r_last, see theory.py) but pins the absolute level at
 pre-terminal states, where termination is often near-certain (CartPole, life loss); on Acrobot
 (V ~ -100, reward 0 on the terminating step) it points the wrong way and 2/5 seeds never learn.
-rv.terminal="state" (the default) makes the absorbing terminal z a state of the critic with learned
-features e_z (agent.py). Terminal bootstraps use Vz(s) = Delta_old(s, z), i.e. B = -Vz(s^j_m) or
+rv.terminal="state" (ours; the ablation agent ppo_rv_state) makes the absorbing terminal z a
+state of the critic with learned features e_z (agent.py). Terminal bootstraps use Vz(s) = Delta_old(s, z), i.e. B = -Vz(s^j_m) or
 +Vz(s^i_m), exact pairwise Bellman targets since Delta(z, s) = -V(s); every sampled step is also
 paired with z, with target
     y_iz = sum_{k<L} g^k r^i_k + g^L (0 if the window ends in a terminal else Vz(s^i_L)),

@@ -28,7 +28,8 @@ class RVConfig:
     same_episode_prob: float = 0.33  # P(a pair's partner comes from the same segment)
     offsets: bool = True  # trajectory-ranking offsets of the anchors (terminal vhat only)
     head: str = "pair"  # antisymmetric critic: pair g(e_i,e_j) - g(e_j,e_i) | diff w.(e_i-e_j)
-    terminal: str = "state"  # Delta at a terminal: state | vhat | case_split (ppo.py's doc)
+    terminal: str = "case_split"  # Delta at a terminal: case_split (the paper's, as the port
+    # implements it) | state (ours, the ppo_rv_state ablation) | vhat (ppo.py's doc)
 
     def __post_init__(self) -> None:
         if self.terminal not in RV_TERMINALS:
