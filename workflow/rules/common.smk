@@ -1,4 +1,5 @@
-# Shared setup: config validation (before any job runs), the registry of papers, the GPU pool.
+# Shared setup: the lock guard, config validation (before any job runs), the registry of
+# papers, the GPU pool.
 # Only yaml and jsonschema are imported here: `snakemake -n` must stay cheap.
 import sys
 from pathlib import Path
@@ -6,9 +7,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from repro.core.gpus import register_gpu_pool  # noqa: E402
+from repro.core.locks import guard_locks  # noqa: E402
 from repro.core.workflow import check_config, core, module_config, registered_papers  # noqa: E402
 from repro.core.workflow import setup_job_env  # noqa: E402
 
+# A run's lock on its files lives until that run ends (Snakemake 9.17+ lets any run that ends
+# remove every run's lock): repro.core.locks, proven by tests/test_locks.py.
+guard_locks()
 check_config(config)
 setup_job_env(workflow.basedir)
 
