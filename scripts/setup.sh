@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Set up .venv with the `repro` package, Snakemake and the test tools. Idempotent: a second
-# run only checks. Works on a fresh Debian with Python 3.11 (installs python3-venv if missing).
+# Set up .venv with the `repro` package, Snakemake and the test tools, at the exact versions of
+# the committed lock (requirements.lock, sha256-checked; refresh it with scripts/lock.sh).
+# Idempotent: a rerun that finds .venv matching the lock only checks (well under a second).
+# Works on a fresh Debian with Python 3.11 (installs python3-venv if missing).
+#
+# The lock's torch is the CPU build (on these machines from /opt/wheels; elsewhere add
+# PIP_FIND_LINKS=https://download.pytorch.org/whl/torch/). A GPU box chooses its own torch:
+#   TORCH_SPEC="torch==2.13.0+cu128" PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu128 \
+#     bash scripts/setup.sh
+# installs the lock less torch (hash-checked), then TORCH_SPEC with pip's ordinary resolution;
+# each result's provenance lists the packages that then differ from the lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+LOCK=requirements.lock
 
 if [ ! -x .venv/bin/python ]; then
   if ! "$PY" -m venv .venv 2>/dev/null; then
@@ -13,10 +23,31 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
   fi
 fi
-# torch first, pinned only so pip takes the CPU build shipped on these machines' local disk
-# (an unpinned torch pulls a multi-GB CUDA build). Override with TORCH_SPEC=... on a GPU box.
-if ! .venv/bin/python -c "import torch" 2>/dev/null; then
-  .venv/bin/pip install -q "${TORCH_SPEC:-torch==2.13.0}"
+check=(.venv/bin/python src/repro/core/lockfile.py check "$LOCK" --editable .)
+if [ -n "${TORCH_SPEC:-}" ]; then
+  check+=(--ignore torch)
 fi
-.venv/bin/pip install -q -e ".[dev]"
-echo "setup: ok ($(.venv/bin/python -c 'import torch, snakemake; print("torch", torch.__version__, "snakemake", snakemake.__version__)'))"
+if "${check[@]}" -q; then
+  state="already matched the lock"
+else
+  if [ -n "${TORCH_SPEC:-}" ]; then
+    reqs=$(mktemp)
+    trap 'rm -f "$reqs"' EXIT
+    .venv/bin/python src/repro/core/lockfile.py without "$LOCK" torch >"$reqs"
+    .venv/bin/pip install -q --require-hashes -r "$reqs"
+  else
+    .venv/bin/pip install -q --require-hashes -r "$LOCK"
+  fi
+  # the package itself, editable, without touching the locked dependencies; setuptools is in the
+  # lock, so no isolated build environment is fetched
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e .
+  state="installed from the lock"
+fi
+if [ -n "${TORCH_SPEC:-}" ]; then
+  # a no-op when it is installed already; may move torch's own dependencies off the lock
+  .venv/bin/pip install -q "$TORCH_SPEC"
+  state="$state, torch from TORCH_SPEC"
+fi
+"${check[@]}" || echo "setup: note: .venv differs from $LOCK as listed (provenance records it)" >&2
+echo "setup: ok, $state ($(.venv/bin/python -c 'from importlib.metadata import version as v
+print("torch", v("torch"), "snakemake", v("snakemake"))'))"

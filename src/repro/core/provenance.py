@@ -1,5 +1,7 @@
 """Where a result came from: the commit (and whether the tree was dirty), a hash of the paper's
-resolved settings, the seeds, Python and key package versions, the CPU/GPU, and each job's
+resolved settings, the seeds, Python and key package versions, the environment against the
+committed lock (the lock's sha256 and every locked package installed at another version, or
+missing: with the lock, the versions of everything installed), the CPU/GPU, and each job's
 wall time (Snakemake's `benchmark:` file of every rule, under logs/<scale>/<id>/benchmarks).
 
 The report's last step (`write_ledger`) stamps it into claims.json, as the footer of
@@ -20,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from repro.core import lockfile
 
 FOOTER = "<!-- provenance -->"
 PACKAGES = ("torch", "transformers", "numpy", "scipy", "pandas", "scikit-learn", "gymnasium",
@@ -81,6 +85,22 @@ def versions(packages: Iterable[str] = PACKAGES) -> dict[str, str]:
     return out
 
 
+def lock_state(root: Path = Path(".")) -> dict[str, Any]:
+    """The environment against `requirements.lock` at `root`: the lock's sha256, how many
+    packages it pins, and each one whose installed version differs from it (installed None:
+    missing); `matches_lock` when none does. {"lock": None} without a lock."""
+    path = Path(root) / lockfile.LOCK
+    if not path.is_file():
+        return {"lock": None}
+    try:
+        pins = lockfile.read(path)
+    except (OSError, ValueError) as e:
+        return {"lock": lockfile.LOCK, "error": f"unreadable lock: {e}"}
+    diff = lockfile.mismatches(pins)
+    return {"lock": lockfile.LOCK, "lock_sha256": lockfile.sha256(path),
+            "locked_packages": len(pins), "matches_lock": not diff, "differs_from_lock": diff}
+
+
 def job_seconds(bench_dir: Path) -> dict[str, float]:
     """Wall seconds of each finished job from its Snakemake benchmark file (name -> s)."""
     out = {}
@@ -102,6 +122,7 @@ def collect(paper: str, scale: str, settings: Mapping[str, Any], seeds: Iterable
         "settings_sha256": settings_hash(settings),
         "seeds": sorted({s for s in seeds if s is not None}, key=lambda s: (str(type(s)), s)),
         "python": platform.python_version(), "packages": versions(),
+        "environment": lock_state(root),
         "cpu": cpu_model(), "gpus": gpu_models(),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "job_seconds": jobs, "jobs": len(jobs), "job_seconds_total": round(sum(jobs.values()), 1),
