@@ -33,9 +33,9 @@ V(s_last) = r_last (off by V(s_last) - r_last, see theory.py) but pins the absol
 pre-terminal states, where termination is often near-certain (CartPole, life loss); on Acrobot
 (V ~ -100, reward 0 on the terminating step) it points the wrong way and 2/5 seeds never learn.
 rv.terminal="state" (ours; the ablation agent ppo_rv_state) makes the absorbing terminal z a
-state of the critic with learned features e_z (agent.py). Terminal bootstraps use Vz(s) = Delta_old(s, z), i.e. B = -Vz(s^j_m) or
-+Vz(s^i_m), exact pairwise Bellman targets since Delta(z, s) = -V(s); every sampled step is also
-paired with z, with target
+state of the critic with learned features e_z (agent.py). Terminal bootstraps use
+Vz(s) = Delta_old(s, z), i.e. B = -Vz(s^j_m) or +Vz(s^i_m), exact pairwise Bellman targets
+since Delta(z, s) = -V(s); every sampled step is also paired with z, with target
     y_iz = sum_{k<L} g^k r^i_k + g^L (0 if the window ends in a terminal else Vz(s^i_L)),
 the pairwise operator on (s_i, z), as z stays in z with reward 0. R-GAE keeps its form, anchored
 differences plus the anchor's offset, the offset being the anchor's difference to z:
