@@ -31,11 +31,15 @@ MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stay
 SPEC = "claims_spec.json"
 # besides the code and config its jobs list as inputs, the workflow files every paper's DAG
 # depends on (its own rule file is added per paper): for `status` (stale or not). Schemas are
-# not among them: they only validate, and the settings a run used are compared by their hash.
-WORKFLOW_FILES = ("Snakefile", "workflow/rules/common.smk", "workflow/modules")
+# not among them: they only validate, and the settings a run used are compared by their hash;
+# nor is workflow/rules/common.smk (validation, the lock guard, job environments, GPU pool).
+WORKFLOW_FILES = ("Snakefile", "workflow/modules")
 # Code whose effect on the published results `status` checks by recomputing them: a change to
 # it makes the results stale only if the ledger it gives on the published records differs.
 LEDGER_CODE = "src/repro/core/claims.py"
+# Code that records how a result was made (provenance footers, the environment's lock check),
+# never a value in it: a change there does not make published results stale.
+METADATA_CODE = ("src/repro/core/provenance.py", "src/repro/core/lockfile.py")
 
 
 class PublishError(Exception):
@@ -207,8 +211,10 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
                     why.append("computed outside a git checkout: its age is unknown")
                 elif changed is None:
                     why.append(f"computed at {commit[:10]}, which this checkout does not have")
-                elif LEDGER_CODE in changed and ledger_is_current(repo, pid, scale):
-                    changed.remove(LEDGER_CODE)  # it changed, but not the published ledger
+                else:
+                    changed = [f for f in changed if f not in METADATA_CODE]
+                    if LEDGER_CODE in changed and ledger_is_current(repo, pid, scale):
+                        changed.remove(LEDGER_CODE)  # it changed, not the published ledger
                 if changed:
                     why.append(f"{len(changed)} file(s) of its code changed since "
                                f"{prov['commit'][:10]}: {', '.join(changed[:3])}"
