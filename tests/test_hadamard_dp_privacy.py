@@ -12,6 +12,7 @@ import yaml
 from conftest import REPO
 
 from repro.core.config import resolve_scale
+from repro.core.manifest import Manifest
 from repro.papers.hadamard_dp import data as hdp_data
 from repro.papers.hadamard_dp.experiment import run_cell
 from repro.papers.hadamard_dp.geometry import get_metric
@@ -79,8 +80,9 @@ def test_descriptors_lie_in_the_ball_given_by_the_intensity_range():
 
 def test_fetch_digits_and_octmnist_from_a_mirror(tmp_path):
     s = _settings("tiny")
+    manifest = Manifest.load("hadamard_dp", REPO)
     src = hdp_data.fetch(settings_of(s).real, tmp_path / "mirror",
-                         tmp_path / "digits" / "descriptors.npz")
+                         tmp_path / "digits" / "descriptors.npz", manifest)
     assert src["source"] == "digits" and src["images"] == 2 * 60
     with np.load(tmp_path / "digits" / "descriptors.npz") as z:
         assert z["X"].shape == (120, 5, 5) and set(z["y"].tolist()) == {0, 1}
@@ -93,8 +95,13 @@ def test_fetch_digits_and_octmnist_from_a_mirror(tmp_path):
              train_labels=rng.integers(0, 4, size=(40, 1)))
     s2 = copy.deepcopy(s)
     s2["real"]["source"] = "octmnist"
+    with pytest.raises(SystemExit, match="octmnist.npz .*not the recorded one.*md5 c68d92d5"):
+        hdp_data.fetch(settings_of(s2).real, tmp_path / "mirror",
+                       tmp_path / "oct" / "descriptors.npz", manifest)  # not MedMNIST's file
+    assert not (tmp_path / "oct").exists()
+    manifest.record("medmnist/octmnist.npz", mirror / "octmnist.npz")  # this stand-in is
     src2 = hdp_data.fetch(settings_of(s2).real, tmp_path / "mirror",
-                          tmp_path / "oct" / "descriptors.npz")
+                          tmp_path / "oct" / "descriptors.npz", manifest)
     assert src2["source"] == "octmnist" and src2["imax"] == 255.0
     assert json.loads((tmp_path / "oct" / "source.json").read_text())["image_shape"] == [28, 28]
 
@@ -107,7 +114,7 @@ def test_octmnist_without_medmnist_or_mirror_is_one_clear_error(tmp_path, monkey
     s["real"]["source"] = "octmnist"
     with pytest.raises(SystemExit, match="medmnist"):
         hdp_data.fetch(settings_of(s).real, tmp_path / "nomirror",
-                       tmp_path / "out" / "descriptors.npz")
+                       tmp_path / "out" / "descriptors.npz", Manifest.load("hadamard_dp", REPO))
     assert not (tmp_path / "out" / "descriptors.npz").exists()
 
 

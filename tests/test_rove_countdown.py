@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
+from repro.core.manifest import Manifest
 from repro.core.metrics import pass_at_k
 from repro.core.rlvr import data as data_mod
 from repro.core.rlvr import evaluate, sft, trainer
@@ -162,7 +163,11 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
         test_file="countdown/test.parquet",
         test_url="http://invalid",
     )
-    train_, test, src = data_mod._hub(cfg, mirror)
+    manifest = Manifest("rove", tmp_path / "manifest.json")  # what these stand-in files are
+    manifest.record("countdown/test.parquet", mirror / "countdown" / "test.parquet",
+                    origin="mirror")
+    manifest.files["x/y"] = {"origin": "hub", "requires_columns": ["nums", "target"]}
+    train_, test, src = data_mod._hub(cfg, mirror, manifest)
     assert [p.target for p in test] == [6, 15] and src["test"].startswith("mirror:")
     assert [p.nums for p in train_] == [(7, 8, 9), (1, 1, 1)]  # (3,2,1)->6 is a test problem
 
@@ -184,8 +189,11 @@ def test_unreachable_hub_names_the_real_mirror_path(tmp_path, monkeypatch):
         mirror / "countdown" / "test.parquet")
     cfg = data_mod.CountdownData(source="hub", hub_dataset="x/y", hub_train_size=3, n_test=1,
                                  test_file="countdown/test.parquet", test_url="http://invalid")
+    manifest = Manifest("rove", tmp_path / "manifest.json")
+    manifest.record("countdown/test.parquet", mirror / "countdown" / "test.parquet",
+                    origin="mirror")
     with pytest.raises(SystemExit) as err:
-        data_mod._hub(cfg, mirror)
+        data_mod._hub(cfg, mirror, manifest)
     msg = str(err.value)
     assert str((mirror / "countdown" / "train.parquet").resolve()) in msg and "<" not in msg
 

@@ -222,4 +222,4 @@ def test_digits_tokens_and_idx_parsing(tmp_path):
     raw = bytes([0, 0, 8, 3]) + b"".join(n.to_bytes(4, "big") for n in arr.shape) + arr.tobytes()
     np.testing.assert_array_equal(_read_idx(gzip.compress(raw)), arr)
     with pytest.raises(SystemExit, match="full-scale"):
-        fetch_mnist({}, tmp_path, "small")
+        fetch_mnist({}, tmp_path, "small", None)

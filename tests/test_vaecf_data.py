@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
+from repro.core.manifest import Manifest
 from repro.papers.vaecf import fetch as F
 from repro.papers.vaecf.data import (
     CSR,
@@ -155,22 +157,33 @@ def test_fetch_falls_back_to_the_recbole_wheel(tmp_path, monkeypatch):
         raise OSError("offline")
 
     monkeypatch.setattr(F, "download", offline)
-    monkeypatch.setattr(F, "recbole_wheel", lambda cache=None: wheel)
-    df, meta = F.fetch("ml-100k", tmp_path / "no-mirror", log=lambda s: None)
+    monkeypatch.setattr(F, "recbole_wheel", lambda manifest, cache=None: wheel)
+    manifest = _manifest(tmp_path, {F.RECBOLE_MEMBER: {"origin": "download", "lines": 100_001}})
+    df, meta = F.fetch("ml-100k", tmp_path / "no-mirror", manifest, log=lambda s: None)
     assert len(df) == F.ML100K_ROWS and meta["source"].startswith("recbole")
     assert list(df.columns) == ["user", "item", "value"]
 
 
+def _manifest(tmp_path, files):
+    """A manifest describing this test's stand-in files (the committed one describes the real
+    data sets, which these are not)."""
+    return Manifest("vaecf", tmp_path / "manifest.json", files)
+
+
 def test_netflix_needs_a_manual_download_and_says_where(tmp_path, monkeypatch):
     monkeypatch.setattr(F, "MANUAL", tmp_path / "manual")
+    manifest = _manifest(tmp_path, {"netflix": {"origin": "manual", "rows": 3}})
     with pytest.raises(F.FetchError, match="manual download.*manual/netflix"):
-        F.fetch("netflix", tmp_path / "mirror", log=lambda s: None)
+        F.fetch("netflix", tmp_path / "mirror", manifest, log=lambda s: None)
     root = tmp_path / "mirror" / "netflix"
     root.mkdir(parents=True)
     (root / "combined_data_1.txt").write_text("1:\n10,4,2005-01-01\n11,2,2005-01-02\n"
                                               "2:\n10,5,2005-01-03\n")
-    df, meta = F.fetch("netflix", tmp_path / "mirror", log=lambda s: None)
+    df, meta = F.fetch("netflix", tmp_path / "mirror", manifest, log=lambda s: None)
     assert df.values.tolist() == [[10, 1, 4], [11, 1, 2], [10, 2, 5]]
+    # the real data set's 100,480,507 ratings are what the committed manifest expects
+    with pytest.raises(SystemExit, match=r"netflix.*expected 100,480,507 rows; found 3 rows"):
+        F.fetch("netflix", tmp_path / "mirror", Manifest.load("vaecf", REPO), log=lambda s: None)
 
 
 def test_ml100k_parsers_read_tab_separated_ratings():
@@ -188,8 +201,10 @@ def test_full_scale_readers_parse_their_archives(tmp_path, monkeypatch):
     msd = tmp_path / "train_triplets.txt.zip"
     with zipfile.ZipFile(msd, "w") as z:
         z.writestr("train_triplets.txt", "b80344d0\tSOAKIMP12A8C130995\t1\nb80344d0\tSOB\t3\n")
-    monkeypatch.setattr(F, "download", lambda url, **k: ml if "ml-20m" in url else msd)
-    df, meta = F.fetch("ml-20m", tmp_path, log=lambda s: None)
+    monkeypatch.setattr(F, "download", lambda url, *a, **k: ml if "ml-20m" in url else msd)
+    manifest = _manifest(tmp_path, {"ml-20m/ratings.csv": {"origin": "mirror", "rows": 2},
+                                    "train_triplets.txt": {"origin": "download", "rows": 2}})
+    df, meta = F.fetch("ml-20m", tmp_path, manifest, log=lambda s: None)
     assert df.values.tolist() == [[1, 2, 3.5], [1, 3, 4.0]] and meta["source"] == "grouplens"
-    df, meta = F.fetch("msd", tmp_path, log=lambda s: None)
+    df, meta = F.fetch("msd", tmp_path, manifest, log=lambda s: None)
     assert df["value"].tolist() == [1, 3] and df["user"].iloc[0] == "b80344d0"

@@ -262,7 +262,9 @@ def load(path: Path, scale: str) -> Settings:
 
 DATA = '''\
 """$pid data. The skeleton draws its data from a seeded generator; a real paper fetches its
-data set here (the real source at full, an offline mirror or a registry package below)."""
+data set here (the real source at full, an offline mirror or a registry package below) and
+checks each file against config/manifests/$pid.json before it reads it
+(`Manifest.for_config(a.config).verify(key, path)`, repro.core.manifest)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,10 @@
   Test problems are removed from train by key.
 - `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
+
+Every file read (the mirror's test and train parquet, a downloaded test set) and the hub rows are
+checked against the paper's data manifest (`config/manifests/<paper>.json`, repro.core.manifest)
+before use; a mismatch stops the job with one line and nothing is written.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ import json
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from repro.core.config import job_parser, load_settings, typed
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.rlvr.countdown import Problem, generate_problems
 from repro.core.seeding import seed_everything
+
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
 
 log = get_logger("rlvr.data")
 
@@ -123,7 +130,9 @@ def _hub_parquet(name: str, rev: str | None) -> Any:
     return pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
 
 
-def _hub(cfg: CountdownData, mirror: Path) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
+def _hub(
+    cfg: CountdownData, mirror: Path, manifest: Manifest
+) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
     import pandas as pd
 
     n_train = cfg.hub_train_size
@@ -131,23 +140,32 @@ def _hub(cfg: CountdownData, mirror: Path) -> tuple[list[Problem], list[Problem]
     test_file, train_file = mirror / cfg.test_file, mirror / cfg.train_file
     rows = None
     if test_file.exists():
+        manifest.verify(cfg.test_file, test_file)
         test = _frame_to_problems(pd.read_parquet(test_file))
         src["test"] = f"mirror:{test_file}"
     else:
         try:
             with urllib.request.urlopen(cfg.test_url, timeout=60) as resp:  # noqa: S310
-                test = _frame_to_problems(pd.read_parquet(io.BytesIO(resp.read())))
-            src["test"] = cfg.test_url
+                raw = resp.read()
         except Exception:  # noqa: BLE001 - fall back to the hub slice below
+            raw = None
+        if raw is not None:
+            manifest.verify_bytes(cfg.test_file, raw, cfg.test_url)
+            test = _frame_to_problems(pd.read_parquet(io.BytesIO(raw)))
+            src["test"] = cfg.test_url
+        else:
             log.info("test set not in the mirror nor downloadable; using the hub test slice")
             rows = _hub_rows(cfg, train_file)
+            manifest.verify_frame(cfg.hub_dataset, rows, f"hub:{cfg.hub_dataset}")
             test = _frame_to_problems(rows.iloc[n_train : n_train + cfg.n_test])
             src["test"] = f"{cfg.hub_dataset}[{n_train}:{n_train + cfg.n_test}]"
     if rows is None and train_file.exists():  # an offline copy of the hub dataset's rows
+        manifest.verify(cfg.train_file, train_file)
         rows = pd.read_parquet(train_file)
         src["train"] = f"mirror:{train_file}[:{n_train}]"
     elif rows is None:
         rows = _hub_rows(cfg, train_file)
+        manifest.verify_frame(cfg.hub_dataset, rows, f"hub:{cfg.hub_dataset}")
     held = {p.key() for p in test}
     train = [p for p in _frame_to_problems(rows.iloc[:n_train]) if p.key() not in held]
     return train, test, src
@@ -163,7 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     if cfg.source == "generator":
         train, test, src = _generated(cfg, seed)
     elif cfg.source == "hub":
-        train, test, src = _hub(cfg, Path(args.mirror))
+        from repro.core.manifest import Manifest  # the generator (tiny/small) reads no file
+
+        train, test, src = _hub(cfg, Path(args.mirror), Manifest.for_config(args.config))
     else:
         raise SystemExit(f"countdown.data.source {cfg.source!r} is not one of generator, hub")
     out = Path(args.out)

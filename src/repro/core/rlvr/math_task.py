@@ -17,6 +17,9 @@ Data, as verl-based math recipes read it:
   = chat list, `reward_model.ground_truth`), read from `<mirror>/math-eval/` or downloaded from
   `benchmark_url`. The files repeat each problem (x256, x64, x5) for the official vLLM sampling;
   we dedupe and draw `eval.n_samples` per problem ourselves.
+- every file (mirror copy or download) and the hub rows are checked against the paper's data
+  manifest (`config/manifests/<paper>.json`, repro.core.manifest) before they are read: a
+  missing, truncated or substituted file stops the job with one line, and nothing is written.
 
 Prompt (`prompt:`): `chat` = the user message (problem + "Let's think step by step and output the
 final answer within \\boxed{}.") through the tokenizer's chat template with the generation
@@ -43,13 +46,16 @@ import urllib.request
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from repro.core.config import job_parser, load_settings, typed
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
+
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
 
 log = get_logger("rlvr.math")
 
@@ -287,31 +293,38 @@ class MathTask:
 
 
 def _benchmark(
-    name: str, fname: str, cfg: MathData, mirror: Path
+    name: str, fname: str, cfg: MathData, mirror: Path, manifest: Manifest
 ) -> tuple[list[MathProblem], str]:
-    """The problems of the verl-format file `fname` (the mirror's copy, else downloaded)."""
+    """The problems of the verl-format file `fname` (the mirror's copy, else downloaded),
+    checked against the data manifest (key `<benchmark_dir>/<fname>`) before they are read."""
     import pandas as pd
 
-    local = mirror / cfg.benchmark_dir / fname
+    key = f"{cfg.benchmark_dir}/{fname}"
+    local = mirror / key
     if local.exists():
+        manifest.verify(key, local)
         return frame_to_problems(pd.read_parquet(local), name), f"mirror:{local}"
     url = f"{cfg.benchmark_url}/{fname}"
     try:
         with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
-            df = pd.read_parquet(io.BytesIO(resp.read()))
+            raw = resp.read()
     except Exception as e:  # noqa: BLE001 - network errors come in many types
         raise SystemExit(
             f"math benchmark {name}: {local} missing and {url} unreachable "
             f"({e.__class__.__name__}); copy {fname} into {local.parent}"
         ) from None
-    return frame_to_problems(df, name), url
+    manifest.verify_bytes(key, raw, url)
+    return frame_to_problems(pd.read_parquet(io.BytesIO(raw)), name), url
 
 
-def _deepscaler(cfg: MathData, mirror: Path) -> tuple[list[MathProblem], str]:
+def _deepscaler(
+    cfg: MathData, mirror: Path, manifest: Manifest
+) -> tuple[list[MathProblem], str]:
     import pandas as pd
 
     local = mirror / cfg.train_file
     if local.exists():
+        manifest.verify(cfg.train_file, local)
         return frame_to_problems(pd.read_parquet(local), "deepscaler"), f"mirror:{local}"
     name, rev = cfg.hub_dataset, cfg.hub_revision
     try:
@@ -328,29 +341,33 @@ def _deepscaler(cfg: MathData, mirror: Path) -> tuple[list[MathProblem], str]:
             f"math train data: cannot fetch {name} from the HF hub ({e.__class__.__name__}); "
             f"check the network, set HF_ENDPOINT to a reachable mirror, or put its rows in {local}"
         ) from None
+    manifest.verify_frame(name, df, f"hub:{name}")
     return frame_to_problems(df, "deepscaler"), f"hub:{name}"
 
 
 def fetch(
-    cfg: MathData, mirror: Path
+    cfg: MathData, mirror: Path, manifest: Manifest
 ) -> tuple[list[MathProblem], list[MathProblem], dict[str, Any]]:
-    """(train, test, source) from the typed `math.data` block."""
+    """(train, test, source) from the typed `math.data` block; every file is checked against
+    `manifest` (the paper's, repro.core.manifest) before it is read."""
     src: dict[str, Any] = {"checker": CHECKER}
     test: list[MathProblem] = []
     tests: dict[str, str] = {}
     for name in cfg.test:
-        probs, where = _benchmark(name, cfg.benchmarks[name], cfg, mirror)
+        probs, where = _benchmark(name, cfg.benchmarks[name], cfg, mirror, manifest)
         test += probs[: cfg.n_test] if cfg.n_test else probs
         tests[name] = where
     src["test"] = tests
     tr = cfg.train
     if tr.source == "deepscaler":
-        train, src["train"] = _deepscaler(cfg, mirror)
+        train, src["train"] = _deepscaler(cfg, mirror, manifest)
     elif tr.source == "benchmark":  # tiny/small: offline stand-in for DeepScaleR
-        train, where = _benchmark(tr.benchmark, cfg.benchmarks[tr.benchmark], cfg, mirror)
+        train, where = _benchmark(
+            tr.benchmark, cfg.benchmarks[tr.benchmark], cfg, mirror, manifest
+        )
         src["train"] = f"{where} (stand-in, not DeepScaleR)"
     elif tr.source == "file":  # a verl-format file beside the benchmarks
-        train, src["train"] = _benchmark("train", tr.file, cfg, mirror)
+        train, src["train"] = _benchmark("train", tr.file, cfg, mirror, manifest)
     else:
         raise SystemExit(
             f"math.data.train.source {tr.source!r} is not deepscaler, benchmark, file"
@@ -369,7 +386,10 @@ def main(argv: list[str] | None = None) -> None:
     math = load_settings(args.config, args.scale)["math"]
     if not math.get("enabled"):
         raise SystemExit(f"math is not enabled at scale {args.scale} (math.enabled)")
-    train, test, src = fetch(typed(MathData, math["data"], "math.data"), Path(args.mirror))
+    from repro.core.manifest import Manifest
+
+    cfg = typed(MathData, math["data"], "math.data")
+    train, test, src = fetch(cfg, Path(args.mirror), Manifest.for_config(args.config))
     out = Path(args.out)
     src.update(n_train=len(train), n_test=len(test))
     write_text(out / "train.jsonl", "".join(json.dumps(p.to_json()) + "\n" for p in train))

@@ -9,6 +9,8 @@ Data (`real.source`): `digits` = scikit-learn's 8x8 handwritten digits (shipped 
 package, used at tiny/small as a stand-in); `octmnist` = OCTMNIST (MedMNIST v2, 28x28 retinal
 OCT, 4 classes), the paper's data, fetched at full through the `medmnist` package from its
 official URL, or read from `<mirror>/medmnist/octmnist.npz` (the same file) when present.
+Both are checked against `config/manifests/hadamard_dp.json` (repro.core.manifest: the digits
+file inside scikit-learn, MedMNIST's published md5) before they are read.
 
 Descriptor of an image I (H x W, intensities in [0, Imax]): the covariance over pixels of
 f = (x/(W-1), y/(H-1), I/Imax, |dI/dx|/Imax, |dI/dy|/Imax), plus reg * I. Every feature lies
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,7 +34,11 @@ from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.papers.hadamard_dp.settings import MedmnistConfig, RealConfig, load
 
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
+
 FEATURES = ["x", "y", "intensity", "|dI/dx|", "|dI/dy|"]
+DIGITS_KEY = "sklearn/datasets/data/digits.csv.gz"  # the manifest's entry for sklearn's digits
 M = len(FEATURES)
 
 
@@ -60,20 +66,28 @@ def ball_of_descriptors(reg: float) -> tuple[float, float]:
     return (lo + hi) / 2.0, math.sqrt(M) * (hi - lo) / 2.0
 
 
-def load_digits_images() -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
+def load_digits_images(manifest: Manifest
+                       ) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
+    """sklearn's digits; the file `load_digits` reads is checked against the manifest first."""
+    from repro.core.manifest import package_file
+
+    e = manifest.entry(DIGITS_KEY)
+    manifest.verify(DIGITS_KEY, package_file(e["module"], e["member"]))
     from sklearn.datasets import load_digits
 
     d = load_digits()
     return d.images, d.target, 16.0, {"source": "digits", "provider": "sklearn.datasets"}
 
 
-def load_octmnist_images(cfg: MedmnistConfig, mirror: Path, raw: Path
+def load_octmnist_images(cfg: MedmnistConfig, mirror: Path, raw: Path, manifest: Manifest
                          ) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
-    """OCTMNIST through MedMNIST's own fetch code, or its npz from the mirror."""
+    """OCTMNIST through MedMNIST's own fetch code, or its npz from the mirror; either file is
+    checked against the manifest (entry `medmnist/<name>`) before it is read."""
     flag, split, size = cfg.flag, cfg.split, cfg.size
     name = f"{flag}.npz" if size == 28 else f"{flag}_{size}.npz"
     mirrored = mirror / "medmnist" / name
     if mirrored.exists():
+        manifest.verify(f"medmnist/{name}", mirrored)
         with np.load(mirrored) as z:
             imgs, labels = z[f"{split}_images"], z[f"{split}_labels"]
         return imgs, labels.ravel(), 255.0, {"source": flag, "provider": f"mirror {mirrored}"}
@@ -91,17 +105,20 @@ def load_octmnist_images(cfg: MedmnistConfig, mirror: Path, raw: Path
     except Exception as e:  # network, checksum: one line that says what to do
         raise SystemExit(f"could not fetch {flag} from {url}: {e}; "
                          f"download it there or put {name} under {mirrored.parent}") from None
+    manifest.verify(f"medmnist/{name}", raw / name)  # what medmnist downloaded and read
     return (np.asarray(ds.imgs), np.asarray(ds.labels).ravel(), 255.0,
             {"source": flag, "provider": "medmnist", "url": url})
 
 
-def fetch(real: RealConfig, mirror: Path, out: Path) -> dict[str, Any]:
+def fetch(real: RealConfig, mirror: Path, out: Path, manifest: Manifest) -> dict[str, Any]:
     """Write the descriptors of the kept classes' images to `out`, their provenance and the
-    footpoint and ball radius to source.json beside it; return that provenance."""
+    footpoint and ball radius to source.json beside it; return that provenance. The input
+    files are checked against `manifest` first (a mismatch: one line, nothing written)."""
     if real.source == "digits":
-        imgs, labels, imax, src = load_digits_images()
+        imgs, labels, imax, src = load_digits_images(manifest)
     elif real.source == "octmnist":
-        imgs, labels, imax, src = load_octmnist_images(real.medmnist, mirror, out.parent / "raw")
+        imgs, labels, imax, src = load_octmnist_images(real.medmnist, mirror, out.parent / "raw",
+                                                       manifest)
     else:
         raise SystemExit(f"real.source {real.source!r}: allowed are digits, octmnist")
     keep = np.isin(labels, real.classes)
@@ -128,7 +145,9 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     log = get_logger("hadamard_dp.data", a.log)
-    src = fetch(cfg.real, a.mirror, a.out)
+    from repro.core.manifest import Manifest
+
+    src = fetch(cfg.real, a.mirror, a.out, Manifest.for_config(a.config))
     log.info(f"wrote {a.out}: {src['images']} descriptors from {src['source']} "
              f"({src['provider']}), r={src['radius']:.3f}")
 

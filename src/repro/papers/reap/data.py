@@ -12,6 +12,12 @@ its first body line), after some preceding file context; the model continues gre
 At `full` the calibration set is the paper's (theblackcat102/evol-codealpaca-v1 from the
 hub, read from the mirror when present) and the hub checkpoint is fetched into the HF cache.
 
+Data manifest (`config/manifests/reap.json`, repro.core.manifest): the standard library is
+checked before it is read against its entry for the running Python version (file count, bytes,
+a digest per top-level module); a version with no entry is reported in the log and in
+source.json, not refused (the corpus is the running interpreter's by definition). The
+calibration rows must have the columns the code reads.
+
     python -m repro.papers.reap.data --config config/papers/reap.yaml --scale small \
         --mirror ../shared/data --out data/reap/small
 """
@@ -25,7 +31,7 @@ import sys
 import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +40,9 @@ from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.core.tokenizers import ByteTokenizer
 from repro.papers.reap.settings import CalibrationConfig, DataConfig, PrefixConfig, load
+
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
 
 log = get_logger("reap.data")
 
@@ -250,11 +259,13 @@ def function_prefixes(docs: Sequence[dict[str, str]], cfg: PrefixConfig) -> list
 
 
 # ----------------------------------------------------------------------------- full scale
-def fetch_evol_codealpaca(cal: CalibrationConfig, mirror: Path) -> list[dict[str, str]]:
+def fetch_evol_codealpaca(cal: CalibrationConfig, mirror: Path, manifest: Manifest
+                          ) -> list[dict[str, str]]:
     """The paper's calibration set: {instruction, output} rows of evol-codealpaca-v1.
 
     Read from `<mirror>/<mirror_dir>/*.jsonl|*.parquet` when present, else from the hub with
-    `datasets` (only ever called at full scale)."""
+    `datasets` (only ever called at full scale); checked against the manifest's entry for the
+    dataset (its columns) before use."""
     local = mirror / cal.mirror_dir
     rows: list[dict[str, str]] = []
     if local.is_dir() and any(local.iterdir()):
@@ -279,6 +290,9 @@ def fetch_evol_codealpaca(cal: CalibrationConfig, mirror: Path) -> list[dict[str
                 f"its jsonl/parquet files under {local}"
             ) from None
         rows = [dict(r) for r in ds]
+    columns = sorted({k for r in rows for k in r})
+    manifest.verify_table(cal.dataset, len(rows), columns,
+                          str(local) if local.is_dir() else f"hub:{cal.dataset}")
     return [{"instruction": str(r["instruction"]), "output": str(r["output"])} for r in rows]
 
 
@@ -303,6 +317,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mirror", default="../shared/data", type=Path)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
+    from repro.core.manifest import Manifest
+
+    manifest = Manifest.for_config(a.config)
+    lib = manifest.verify_stdlib(stdlib_root())
+    if not lib["recorded"]:
+        log.info("the standard library of Python %s has no entry in %s (%d files, sha256 %s): "
+                 "record it with `python -m repro.core.manifest write reap --stdlib`",
+                 sys.version.split()[0], manifest.path, lib["files"], lib["sha256"][:12])
     docs = build_docs(cfg.data)
     held = [d for d in docs if d["split"] == "heldout" and d["kind"] == "code"]
     prefixes = function_prefixes(held, cfg.eval.prefixes)
@@ -322,6 +344,8 @@ def main(argv: list[str] | None = None) -> None:
         "documents": counts,
         "chars": chars,
         "prefixes": len(prefixes),
+        "stdlib_manifest": {"key": lib["key"], "recorded": lib["recorded"],
+                            "files": lib["files"], "sha256": lib["sha256"]},
     }
     with atomic_path(a.out) as tmp:
         tmp.mkdir(parents=True)
@@ -333,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
                 f.write(json.dumps(p) + "\n")
         cal = cfg.calibration
         if cal.source == "evol_codealpaca":
-            rows = fetch_evol_codealpaca(cal, a.mirror)
+            rows = fetch_evol_codealpaca(cal, a.mirror, manifest)
             with open(tmp / "calibration.jsonl", "w") as f:
                 for r in rows:
                     f.write(json.dumps(r) + "\n")

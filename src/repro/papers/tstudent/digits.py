@@ -21,7 +21,8 @@ there, and the accuracy of the CNN's classifier fed the student's features.
 Data (`digits.source`): `digits` = scikit-learn's 8x8 digits (shipped with the package, no
 download), upsampled to 24x24; `mnist` (full only) = MNIST's idx files, read from
 `<mirror>/mnist/` when present, else downloaded from the URLs in the config, centre-cropped
-to 24x24.
+to 24x24. Every file is checked against `config/manifests/tstudent.json` (repro.core.manifest:
+the digits file inside scikit-learn, MNIST's published md5s) before it is read.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from __future__ import annotations
 import gzip
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,14 +39,24 @@ from repro.core.io import atomic_path, read_json, write_json
 from repro.core.progress import get_logger
 from repro.papers.tstudent.settings import DigitsConfig, MnistConfig, load
 
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
+
 log = get_logger("tstudent.digits")
+DIGITS_KEY = "sklearn/datasets/data/digits.csv.gz"  # the manifest's entry for sklearn's digits
 
 
 # ---------------------------------------------------------------------------------- fetch ----
 
 
-def load_digits_images(upsample: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """sklearn's 1,797 8x8 digits in [0, 1], bilinearly upsampled by `upsample`."""
+def load_digits_images(upsample: int, manifest: Manifest
+                       ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """sklearn's 1,797 8x8 digits in [0, 1], bilinearly upsampled by `upsample` (the file
+    `load_digits` reads is checked against the manifest first)."""
+    from repro.core.manifest import package_file
+
+    e = manifest.entry(DIGITS_KEY)
+    manifest.verify(DIGITS_KEY, package_file(e["module"], e["member"]))
     import torch
     import torch.nn.functional as F
     from sklearn.datasets import load_digits
@@ -70,26 +81,32 @@ def _read_idx(raw: bytes) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
-def fetch_mnist(cfg: MnistConfig, mirror: Path, scale: str) -> tuple[
+def fetch_mnist(cfg: MnistConfig, mirror: Path, scale: str, manifest: Manifest) -> tuple[
         np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-    """MNIST's four idx files from the mirror, else from the first reachable URL (full only)."""
+    """MNIST's four idx files from the mirror, else from the first reachable URL (full only),
+    each checked against the manifest (entry `<mirror_dir>/<file>`) before it is parsed."""
     if scale != "full":
         raise SystemExit("MNIST is the full-scale data set: use `digits.source: digits` at "
                          f"scale {scale}")
     arrays, where = {}, {}
     for key, name in cfg.files.items():
-        local = mirror / cfg.mirror_dir / name
+        entry = f"{cfg.mirror_dir}/{name}"
+        local = mirror / entry
         if local.exists():
+            manifest.verify(entry, local)
             arrays[key], where[key] = _read_idx(local.read_bytes()), f"mirror:{local}"
             continue
         errors = []
         for base in cfg.base_urls:
             try:
                 with urllib.request.urlopen(base + name, timeout=60) as resp:  # noqa: S310
-                    arrays[key], where[key] = _read_idx(resp.read()), base + name
-                break
+                    raw = resp.read()
             except OSError as e:
                 errors.append(f"{base}: {e}")
+                continue
+            manifest.verify_bytes(entry, raw, base + name)
+            arrays[key], where[key] = _read_idx(raw), base + name
+            break
         if key not in arrays:
             raise SystemExit(f"MNIST file {name} is neither in {local.parent} nor downloadable "
                              f"({'; '.join(errors)}): put MNIST's idx files in {local.parent}")
@@ -112,17 +129,18 @@ def centre_crop(images: np.ndarray, size: int) -> np.ndarray:
     return images[:, off:off + size, off:off + size]
 
 
-def fetch(cfg: DigitsConfig, mirror: Path, scale: str, out: Path) -> dict[str, Any]:
+def fetch(cfg: DigitsConfig, mirror: Path, scale: str, out: Path, manifest: Manifest
+          ) -> dict[str, Any]:
     """Write train/test tokens (standardised with training statistics) and labels to `out`."""
     if cfg.source == "digits":
-        imgs, labels, src = load_digits_images(cfg.upsample)
+        imgs, labels, src = load_digits_images(cfg.upsample, manifest)
         rng = np.random.default_rng(cfg.split_seed)
         perm = rng.permutation(len(labels))
         n_test = int(round(cfg.test_fraction * len(labels)))
         te, tr = perm[:n_test], perm[n_test:]
         xtr, ytr, xte, yte = imgs[tr], labels[tr], imgs[te], labels[te]
     elif cfg.source == "mnist":
-        xtr, ytr, xte, yte, src = fetch_mnist(cfg.mnist, mirror, scale)
+        xtr, ytr, xte, yte, src = fetch_mnist(cfg.mnist, mirror, scale, manifest)
         xtr, xte = centre_crop(xtr, cfg.crop), centre_crop(xte, cfg.crop)
     else:
         raise SystemExit(f"digits.source {cfg.source!r}: allowed are digits, mnist")
@@ -262,7 +280,10 @@ def main(argv: list[str] | None = None) -> None:
     cfg = load(args.config, args.scale)
 
     if args.stage == "fetch":
-        src = fetch(cfg.digits, args.mirror, args.scale, args.out)
+        from repro.core.manifest import Manifest
+
+        src = fetch(cfg.digits, args.mirror, args.scale, args.out,
+                    Manifest.for_config(args.config))
         write_json(args.out.with_name("source.json"), src)
         log.info(f"wrote {args.out}: {src}")
         return

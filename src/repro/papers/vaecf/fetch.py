@@ -17,7 +17,11 @@ sha256 of what was read). Sources, tried in order:
 - msd: the Echo Nest Taste Profile subset (`train_triplets.txt.zip`) of the Million Song
   Dataset, from millionsongdataset.com (the labrosa mirror as fallback), then the mirror.
 
-Downloads are cached under `data/vaecf/downloads/` so scales share them.
+Downloads are cached under `data/vaecf/downloads/` so scales share them. Every file is checked
+against `config/manifests/vaecf.json` (repro.core.manifest) before it is read: a download before it
+enters the cache (GroupLens's published md5s, the recbole wheel's sha256), a cached or mirrored
+file on each use, and each parsed table's row count (100,000 for ML-100k, 20,000,263 for ML-20M,
+...). A mismatch stops the fetch with one line saying what to do; nothing is written.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import urllib.request
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -41,6 +45,9 @@ from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.papers.vaecf.settings import load as load_config
+
+if TYPE_CHECKING:
+    from repro.core.manifest import Manifest
 
 GROUPLENS = "https://files.grouplens.org/datasets/movielens"
 RECBOLE_VERSION = "1.2.1"
@@ -63,21 +70,27 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def download(url: str, cache: Path = CACHE, timeout: float = 30.0) -> Path:
-    """Download `url` into the cache (atomically) unless already there; return its path."""
+def download(url: str, manifest: Manifest, cache: Path = CACHE, timeout: float = 30.0) -> Path:
+    """Download `url` into the cache unless already there; return its path. The file is checked
+    against its manifest entry (its name) before it enters the cache (atomically: a bad or
+    interrupted download leaves nothing) and, when cached, on every use."""
     dest = cache / url.rsplit("/", 1)[-1]
     if dest.exists():
+        manifest.verify(dest.name, dest)
         return dest
     with atomic_path(dest) as tmp, urllib.request.urlopen(url, timeout=timeout) as r:
         with open(tmp, "wb") as f:
             shutil.copyfileobj(r, f, length=1 << 20)
+        manifest.verify(dest.name, tmp, where=f"{url} (downloaded)")
     return dest
 
 
-def recbole_wheel(cache: Path = CACHE) -> Path:
-    """The recbole wheel from PyPI (pip download, else the JSON API + urllib), cached."""
+def recbole_wheel(manifest: Manifest, cache: Path = CACHE) -> Path:
+    """The recbole wheel from PyPI (pip download, else the JSON API + urllib), checked against
+    the manifest before it enters the cache, and on each use."""
     found = sorted(cache.glob(f"recbole-{RECBOLE_VERSION}-*.whl"))
     if found:
+        manifest.verify(found[0].name, found[0])
         return found[0]
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
@@ -91,47 +104,57 @@ def recbole_wheel(cache: Path = CACHE) -> Path:
             meta = json.load(urllib.request.urlopen(
                 f"https://pypi.org/pypi/recbole/{RECBOLE_VERSION}/json", timeout=30))
             url = next(u["url"] for u in meta["urls"] if u["filename"].endswith(".whl"))
-            return download(url, cache)
+            return download(url, manifest, cache)
+        manifest.verify(wheels[0].name, wheels[0])
         dest = cache / wheels[0].name
         shutil.move(str(wheels[0]), dest)
     return dest
 
 
-def _ml100k_grouplens(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _ml100k_grouplens(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     url = f"{GROUPLENS}/ml-100k.zip"
-    raw = zipfile.ZipFile(download(url)).read("ml-100k/u.data")
+    raw = zipfile.ZipFile(download(url, manifest)).read("ml-100k/u.data")
+    manifest.verify_bytes("ml-100k/u.data", raw, f"{url} (ml-100k/u.data)")
     df = pd.read_csv(io.BytesIO(raw), sep="\t", names=["user", "item", "value", "ts"])
     return df, {"source": "grouplens", "url": url, "member": "ml-100k/u.data",
                 "sha256": sha256(raw)}
 
 
-def _ml100k_mirror(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _ml100k_mirror(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     path = mirror / "ml-100k" / "u.data"
+    if path.exists():
+        manifest.verify("ml-100k/u.data", path)
     raw = path.read_bytes()
     df = pd.read_csv(io.BytesIO(raw), sep="\t", names=["user", "item", "value", "ts"])
     return df, {"source": "mirror", "path": str(path), "sha256": sha256(raw)}
 
 
-def _ml100k_recbole(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    wheel = recbole_wheel()
+def _ml100k_recbole(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
+    wheel = recbole_wheel(manifest)
     raw = zipfile.ZipFile(wheel).read(RECBOLE_MEMBER)
+    manifest.verify_bytes(RECBOLE_MEMBER, raw, f"{wheel} ({RECBOLE_MEMBER})")
     df = pd.read_csv(io.BytesIO(raw), sep="\t", header=0, names=["user", "item", "value", "ts"])
     return df, {"source": "recbole wheel (PyPI)", "wheel": wheel.name, "member": RECBOLE_MEMBER,
                 "sha256": sha256(raw)}
 
 
-def _ml20m_grouplens(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _ml20m(f: Any, manifest: Manifest, where: str) -> pd.DataFrame:
+    df = pd.read_csv(f)
+    manifest.verify_frame("ml-20m/ratings.csv", df, where)
+    return df.rename(columns={"userId": "user", "movieId": "item", "rating": "value"})
+
+
+def _ml20m_grouplens(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     url = f"{GROUPLENS}/ml-20m.zip"
-    with zipfile.ZipFile(download(url, timeout=120)) as z, z.open("ml-20m/ratings.csv") as f:
-        df = pd.read_csv(f).rename(columns={"userId": "user", "movieId": "item",
-                                            "rating": "value"})
+    with zipfile.ZipFile(download(url, manifest, timeout=120)) as z, \
+            z.open("ml-20m/ratings.csv") as f:
+        df = _ml20m(f, manifest, f"{url} (ml-20m/ratings.csv)")
     return df, {"source": "grouplens", "url": url, "member": "ml-20m/ratings.csv"}
 
 
-def _ml20m_mirror(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _ml20m_mirror(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     path = mirror / "ml-20m" / "ratings.csv"
-    df = pd.read_csv(path).rename(columns={"userId": "user", "movieId": "item",
-                                           "rating": "value"})
+    df = _ml20m(path, manifest, str(path))
     return df, {"source": "mirror", "path": str(path)}
 
 
@@ -162,13 +185,15 @@ def read_netflix(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user", "item", "value"])
 
 
-def _netflix_manual(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _netflix_manual(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     for root in (mirror / "netflix", MANUAL / "netflix"):
         if root.is_dir():
             try:
-                return read_netflix(root), {"source": "manual download", "path": str(root)}
+                df = read_netflix(root)
             except FileNotFoundError:
                 continue
+            manifest.verify_frame("netflix", df, str(root))
+            return df, {"source": "manual download", "path": str(root)}
     raise FetchError(
         "Netflix Prize data needs a manual download (Netflix no longer distributes it): get "
         "the Kaggle copy 'netflix-inc/netflix-prize-data' (combined_data_1..4.txt) or the "
@@ -182,24 +207,28 @@ def _read_triplets(f) -> pd.DataFrame:
                        dtype={"user": str, "item": str, "value": "int64"})
 
 
-def _msd_web(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _msd_web(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     err: Exception | None = None
     for url in MSD_URLS:
         try:
-            path = download(url, timeout=120)
+            path = download(url, manifest, timeout=120)
         except OSError as e:
             err = e
             continue
         with zipfile.ZipFile(path) as z, z.open("train_triplets.txt") as f:
-            return _read_triplets(f), {"source": "taste profile subset", "url": url}
+            df = _read_triplets(f)
+        manifest.verify_frame("train_triplets.txt", df, f"{path} (train_triplets.txt)")
+        return df, {"source": "taste profile subset", "url": url}
     raise OSError(f"no MSD source reachable: {err}")
 
 
-def _msd_mirror(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _msd_mirror(mirror: Path, manifest: Manifest) -> tuple[pd.DataFrame, dict[str, Any]]:
     for root in (mirror / "msd", MANUAL / "msd"):
         path = root / "train_triplets.txt"
         if path.exists():
-            return _read_triplets(path), {"source": "mirror", "path": str(path)}
+            df = _read_triplets(path)
+            manifest.verify_frame("train_triplets.txt", df, str(path))
+            return df, {"source": "mirror", "path": str(path)}
     raise FetchError(
         "MSD (Echo Nest Taste Profile subset) unreachable: download train_triplets.txt.zip "
         f"from {MSD_URLS[0]}, unzip it to {MANUAL / 'msd' / 'train_triplets.txt'} "
@@ -207,7 +236,7 @@ def _msd_mirror(mirror: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     )
 
 
-Reader = Callable[[Path], tuple[pd.DataFrame, dict[str, Any]]]
+Reader = Callable[[Path, "Manifest"], tuple[pd.DataFrame, dict[str, Any]]]
 SOURCES: dict[str, list[Reader]] = {
     "ml-100k": [_ml100k_grouplens, _ml100k_mirror, _ml100k_recbole],
     "ml-20m": [_ml20m_grouplens, _ml20m_mirror],
@@ -216,15 +245,17 @@ SOURCES: dict[str, list[Reader]] = {
 }
 
 
-def fetch(dataset: str, mirror: Path, log: Callable[[str], None] = print
+def fetch(dataset: str, mirror: Path, manifest: Manifest, log: Callable[[str], None] = print
           ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Try each source of `dataset` in order; the first that reads wins."""
+    """Try each source of `dataset` in order; the first that reads wins. A source that is
+    unreachable or absent passes to the next; a file that differs from `manifest` stops the
+    fetch (repro.core.manifest.DataError, one line)."""
     if dataset not in SOURCES:
         raise FetchError(f"unknown dataset {dataset!r}: allowed are {', '.join(SOURCES)}")
     errors = []
     for reader in SOURCES[dataset]:
         try:
-            df, meta = reader(mirror)
+            df, meta = reader(mirror, manifest)
         except FetchError as e:
             errors.append(str(e))
             continue
@@ -248,8 +279,10 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     load_config(a.config, a.scale)  # validates the scale and the settings (none used here)
     log = get_logger("vaecf.fetch")
+    from repro.core.manifest import Manifest
+
     try:
-        df, meta = fetch(a.dataset, a.mirror, log.info)
+        df, meta = fetch(a.dataset, a.mirror, Manifest.for_config(a.config), log.info)
     except FetchError as e:
         raise SystemExit(str(e)) from None
     meta.update(dataset=a.dataset, rows=len(df), users=int(df["user"].nunique()),

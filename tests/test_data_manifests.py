@@ -1,0 +1,305 @@
+"""Every input data file is checked against its paper's committed manifest before use
+(repro.core.manifest, config/manifests/<paper>.json): a truncated, substituted or missing file
+stops the fetch with one line (the file, what was expected, what was found, what to do) and
+leaves no output. On real data: rove's math benchmarks (mirror parquet), tstudent's and
+hadamard_dp's digits (scikit-learn's package data), reap's standard-library corpus; vaecf's
+ML-100k sources against the committed facts. And: every committed entry matches the files this
+machine has, and every data file a paper config names has an entry."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import MIRROR, REPO
+
+from repro.core import manifest as M
+from repro.core.config import resolve_scale
+from repro.core.manifest import DataError, Manifest
+
+MATH = "math-eval/aime-2024-deepscaler.parquet"  # rove's tiny test benchmark
+OTHER = "math-eval/math500-deepscaler-repeat5.parquet"  # another valid file of the same format
+
+
+def _one_line(err: pytest.ExceptionInfo, *parts: str) -> str:
+    msg = str(err.value)
+    assert "\n" not in msg and "Traceback" not in msg
+    for p in parts:
+        assert p in msg, f"{p!r} not in: {msg}"
+    return msg
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.unlink()  # a copy or a symlink: replace it, never write through to the original
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _swap(path: Path, other: Path) -> None:
+    path.unlink()
+    shutil.copyfile(other, path)
+
+
+def _nothing_in(out: Path) -> bool:
+    return not out.exists() or not any(out.rglob("*"))
+
+
+# ------------------------------------------------------------------ rove: mirror parquet
+@pytest.fixture
+def math_mirror(tmp_path):
+    if not (MIRROR / MATH).exists():
+        pytest.skip(f"no data mirror at {MIRROR}")
+    mirror = tmp_path / "mirror"
+    (mirror / "math-eval").mkdir(parents=True)
+    for f in (MATH, OTHER):
+        shutil.copyfile(MIRROR / f, mirror / f)
+    return mirror
+
+
+def _math_fetch(mirror: Path, out: Path) -> None:
+    from repro.core.rlvr import math_task
+
+    math_task.main(["--config", str(REPO / "config/papers/rove.yaml"), "--scale", "tiny",
+                    "--mirror", str(mirror), "--out", str(out)])
+
+
+def test_rove_math_truncated_parquet_is_one_line_and_writes_nothing(math_mirror, tmp_path):
+    _truncate(math_mirror / MATH)
+    out = tmp_path / "out"
+    with pytest.raises(DataError) as err:
+        _math_fetch(math_mirror, out)
+    _one_line(err, str(math_mirror / MATH), "config/manifests/rove.json",
+              "expected 16,661 bytes", "found 8,330 bytes", "not a readable parquet",
+              "What to do: restore the original (https://github.com/yuxiaooye/ROVER",
+              "python -m repro.core.manifest write rove " + MATH)
+    assert _nothing_in(out)
+
+
+def test_rove_math_swapped_parquet_is_refused(math_mirror, tmp_path):
+    """Another data set's valid parquet in its place: read fine before, garbage in the run."""
+    _swap(math_mirror / MATH, math_mirror / OTHER)
+    out = tmp_path / "out"
+    with pytest.raises(DataError) as err:
+        _math_fetch(math_mirror, out)
+    _one_line(err, str(math_mirror / MATH), "expected 16,661 bytes, sha256 a4a9ab78eed6",
+              "30 rows", "found 76,358 bytes", "2,500 rows", "What to do:")
+    assert _nothing_in(out)
+
+
+# --------------------------------------------------- tstudent, hadamard_dp: package data
+def _digits_fetch(paper: str, out: Path, mirror: Path) -> None:
+    cfg = str(REPO / f"config/papers/{paper}.yaml")
+    if paper == "tstudent":
+        from repro.papers.tstudent.digits import main
+
+        main(["--stage", "fetch", "--config", cfg, "--scale", "tiny", "--mirror", str(mirror),
+              "--out", str(out / "images.npz")])
+    else:
+        from repro.papers.hadamard_dp.data import main
+
+        main(["--config", cfg, "--scale", "tiny", "--mirror", str(mirror),
+              "--out", str(out / "descriptors.npz")])
+
+
+@pytest.mark.parametrize("paper", ["tstudent", "hadamard_dp"])
+@pytest.mark.parametrize("damage", ["truncated", "swapped", "missing"])
+def test_digits_package_data_is_checked(paper, damage, tmp_path, monkeypatch):
+    real = M.package_file("sklearn.datasets.data", "digits.csv.gz")
+    copy = tmp_path / "sklearn" / "digits.csv.gz"
+    copy.parent.mkdir()
+    shutil.copyfile(real, copy)
+    if damage == "truncated":
+        _truncate(copy)
+        expect = ["expected 57,523 bytes", "found 28,761 bytes"]
+    elif damage == "swapped":  # another data set shipped beside it, same format
+        _swap(copy, M.package_file("sklearn.datasets.data", "diabetes_data_raw.csv.gz"))
+        expect = ["1,797 lines", "442 lines"]
+    else:
+        copy.unlink()
+        expect = ["found no file"]
+    monkeypatch.setattr(M, "package_file", lambda module, member: copy)
+    out = tmp_path / "out"
+    with pytest.raises(DataError) as err:
+        _digits_fetch(paper, out, tmp_path / "mirror")
+    _one_line(err, str(copy), f"config/manifests/{paper}.json", *expect,
+              "reinstall scikit-learn at the locked version (bash scripts/setup.sh)")
+    assert _nothing_in(out)
+
+
+# ------------------------------------------------------------ reap: the stdlib corpus
+@pytest.fixture
+def stdlib_copy(tmp_path):
+    """The standard library as a tree of links to the real files (cheap), so one file can be
+    replaced without touching the interpreter's."""
+    if M.stdlib_key() not in Manifest.load("reap", REPO).files:
+        pytest.skip(f"no manifest entry for this interpreter ({M.stdlib_key()})")
+    root, dest = M.stdlib_root(), tmp_path / "stdlib"
+    for p in M.stdlib_files(root):
+        link = dest / p.relative_to(root)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(p, link)
+    return dest
+
+
+def _reap_fetch(root: Path, out: Path, monkeypatch) -> None:
+    from repro.papers.reap import data
+
+    monkeypatch.setattr(data, "stdlib_root", lambda: root)
+    data.main(["--config", str(REPO / "config/papers/reap.yaml"), "--scale", "tiny",
+               "--out", str(out)])
+
+
+@pytest.mark.parametrize("damage", ["truncated", "swapped"])
+def test_reap_stdlib_corpus_is_checked(damage, stdlib_copy, tmp_path, monkeypatch):
+    version = sys.version.split()[0]
+    if damage == "truncated":
+        _truncate(stdlib_copy / "json" / "decoder.py")
+        module = "json"
+    else:  # another module's text in its place
+        _swap(stdlib_copy / "textwrap.py", M.stdlib_root() / "string.py")
+        module = "textwrap.py"
+    out = tmp_path / "out"
+    with pytest.raises(DataError) as err:
+        _reap_fetch(stdlib_copy, out, monkeypatch)
+    _one_line(err, str(stdlib_copy), f"stdlib/{version} in ", "config/manifests/reap.json",
+              f"1 module(s) differ, first {module}: expected {module}:", f"found {module}:",
+              f"reinstall Python {version}", "python -m repro.core.manifest write reap --stdlib")
+    assert _nothing_in(out)
+
+
+# ----------------------------------------------------------------- vaecf: ML-100k sources
+def _ratings(n: int, header: bool) -> bytes:
+    rows = ["user_id:token\titem_id:token\trating:float\ttimestamp:float"] if header else []
+    rows += [f"{1 + i % 943}\t{1 + i % 1682}\t{1 + i % 5}\t0" for i in range(n)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def _vaecf_fetch(mirror: Path, out: Path) -> None:
+    from repro.papers.vaecf.fetch import main
+
+    main(["--config", str(REPO / "config/papers/vaecf.yaml"), "--scale", "tiny",
+          "--dataset", "ml-100k", "--mirror", str(mirror), "--out", str(out)])
+
+
+@pytest.mark.parametrize("damage", ["truncated", "swapped"])
+def test_vaecf_ml100k_sources_are_checked(damage, tmp_path, monkeypatch):
+    """The recbole wheel's copy (the source these machines use) against its recorded sha256,
+    and the mirror's u.data against ML-100k's 100,000 ratings: a bad mirror file stops the
+    fetch instead of falling through to the next source."""
+    import zipfile
+
+    from repro.papers.vaecf import fetch as F
+
+    def offline(*a, **k):
+        raise OSError("offline")
+
+    monkeypatch.setattr(F, "download", offline)
+    wheel = tmp_path / "recbole-1.2.1-py3-none-any.whl"
+    member = _ratings(50_000 if damage == "truncated" else 100_000, header=True)
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr(F.RECBOLE_MEMBER, member)
+    monkeypatch.setattr(F, "recbole_wheel", lambda manifest, cache=None: wheel)
+    out = tmp_path / "out"
+    with pytest.raises(DataError) as err:
+        _vaecf_fetch(tmp_path / "no-mirror", out)
+    found = f"found {len(member):,} bytes"
+    _one_line(err, F.RECBOLE_MEMBER, "expected 1,979,230 bytes, sha256 4edb74e2a811", found,
+              "config/manifests/vaecf.json", "What to do:")
+    assert _nothing_in(out)
+    # a mirror copy of u.data that is cut short stops the fetch (no fallback past it)
+    (tmp_path / "mirror" / "ml-100k").mkdir(parents=True)
+    (tmp_path / "mirror" / "ml-100k" / "u.data").write_bytes(_ratings(60_000, header=False))
+    with pytest.raises(DataError) as err:
+        _vaecf_fetch(tmp_path / "mirror", out)
+    _one_line(err, "ml-100k/u.data", "expected 100,000 lines", "found 60,000 lines",
+              "restore the original")
+    assert _nothing_in(out)
+
+
+# ----------------------------------------------------------------- manifests themselves
+def test_every_committed_entry_matches_this_machine():
+    """Every entry whose file this machine has (the data mirror, package data, this Python's
+    standard library, cached downloads) matches it; the files tiny and small read are here."""
+    checked, skipped = M.check_machine(M.papers_with_manifests(REPO), MIRROR, REPO)
+    need = {"tstudent:sklearn/datasets/data/digits.csv.gz",
+            "hadamard_dp:sklearn/datasets/data/digits.csv.gz"}
+    if MIRROR.exists():
+        need |= {f"rove:{MATH}", f"rove:{OTHER}", "rove:countdown/test.parquet"}
+    if M.stdlib_key() in Manifest.load("reap", REPO).files:
+        need.add(f"reap:{M.stdlib_key()}")
+    assert need <= set(checked), sorted(need - set(checked))
+
+
+def test_manifest_entries_are_well_formed():
+    for paper in M.papers_with_manifests(REPO):
+        m = Manifest.load(paper, REPO)
+        assert m.files, paper
+        for key, e in m.files.items():
+            assert e.get("origin") in M.ORIGINS, (paper, key)
+            assert set(e.get("scales", [])) <= {"tiny", "small", "full"}, (paper, key)
+            checkable = {*M.MEASURED, "requires_columns", "files"} & set(e)
+            assert checkable or "no published hash" in e.get("note", ""), (paper, key)
+
+
+def _settings(paper: str, scale: str) -> dict:
+    return resolve_scale(yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text()),
+                         scale)
+
+
+@pytest.mark.parametrize("scale", ["tiny", "small", "full"])
+def test_every_file_a_config_names_has_an_entry(scale):
+    """A data file a paper's config points the fetch at (mirror-relative) is in its manifest,
+    so no file is read unchecked for want of an entry."""
+    for paper in ("rove", "nft"):
+        s = _settings(paper, scale)
+        keys = set(Manifest.load(paper, REPO).files)
+        math = s["math"]
+        if math.get("enabled"):
+            d = math["data"]
+            names = [d["benchmarks"][b] for b in d["test"]]
+            tr = d["train"]
+            if tr["source"] == "benchmark":
+                names.append(d["benchmarks"][tr["benchmark"]])
+            elif tr["source"] == "file":
+                names.append(tr["file"])
+            else:
+                assert d["train_file"] in keys and d["hub_dataset"] in keys
+            assert {f"{d['benchmark_dir']}/{n}" for n in names} <= keys, (paper, scale)
+        cd = s["countdown"]["data"]
+        if cd["source"] == "hub":
+            train_file = cd.get("train_file", "countdown/train.parquet")  # the default
+            assert {cd["test_file"], train_file, cd["hub_dataset"]} <= keys
+    t = _settings("tstudent", scale)["digits"]
+    tkeys = set(Manifest.load("tstudent", REPO).files)
+    if t["source"] == "mnist":
+        assert {f"{t['mnist']['mirror_dir']}/{f}" for f in t["mnist"]["files"].values()} <= tkeys
+    else:
+        assert "sklearn/datasets/data/digits.csv.gz" in tkeys
+    r = _settings("hadamard_dp", scale)["real"]
+    hkeys = set(Manifest.load("hadamard_dp", REPO).files)
+    if r["source"] == "octmnist":
+        size = r["medmnist"]["size"]
+        name = "octmnist.npz" if size == 28 else f"octmnist_{size}.npz"
+        assert f"medmnist/{name}" in hkeys
+    c = _settings("reap", scale)["calibration"]
+    if c["source"] == "evol_codealpaca":
+        assert c["dataset"] in set(Manifest.load("reap", REPO).files)
+
+
+def test_write_records_an_entry_and_verify_then_accepts_it(tmp_path, capsys):
+    """`python -m repro.core.manifest write` (re)records a file: hand-written fields stay."""
+    f = tmp_path / "table.csv"
+    f.write_text("a,b\n1,2\n")
+    (tmp_path / "config/manifests").mkdir(parents=True)
+    (tmp_path / "config/manifests/demo.json").write_text(
+        '{"paper": "demo", "files": {"t.csv": {"origin": "mirror", "source": "x", "md5": "0"}}}')
+    M.main(["write", "demo", "t.csv", str(f), "--root", str(tmp_path)])
+    e = Manifest.load("demo", tmp_path).files["t.csv"]
+    assert e["source"] == "x" and e["size"] == 8 and e["lines"] == 2 and len(e["md5"]) == 32
+    Manifest.load("demo", tmp_path).verify("t.csv", f)
+    with pytest.raises(DataError, match=r"has no entry in .*demo.json.*manifest write demo u.csv"):
+        Manifest.load("demo", tmp_path).verify("u.csv", f)
