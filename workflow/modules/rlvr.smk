@@ -76,6 +76,7 @@ for task, T in TASKS.items():
     CODE = [
         *T["task_code"],
         *core("rlvr/tasks", "rlvr/objectives", "rlvr/policy", "tokenizers", "device"),
+        *core("checkpoint"),
         *P.job,
     ]
 

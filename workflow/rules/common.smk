@@ -8,12 +8,17 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from repro.core.gpus import register_gpu_pool  # noqa: E402
 from repro.core.locks import guard_locks  # noqa: E402
+from repro.core.stopjobs import guard_signals  # noqa: E402
 from repro.core.workflow import check_config, core, module_config, registered_papers  # noqa: E402
 from repro.core.workflow import setup_job_env  # noqa: E402
 
 # A run's lock on its files lives until that run ends (Snakemake 9.17+ lets any run that ends
 # remove every run's lock): repro.core.locks, proven by tests/test_locks.py.
 guard_locks()
+# SIGTERM / SIGINT sent to Snakemake stop its running jobs within seconds (Snakemake 9.27 waits
+# for them to finish); the long jobs save their state and resume when rerun: repro.core.stopjobs,
+# repro.core.checkpoint, tests/test_resume.py.
+guard_signals()
 check_config(config)
 setup_job_env(workflow.basedir)
 

@@ -18,7 +18,7 @@ RUNS = [
     for a in [*AGENTS, *(n for n, ab in ABLATIONS.items() if e in ab["envs"])]
     for s in seeds
 ]
-CODE = [*P.src("train", "ppo", "agent", "envs"), *P.job, *core("device")]
+CODE = [*P.src("train", "ppo", "agent", "envs"), *P.job, *core("device", "checkpoint")]
 P.phases({"train": ["theory", "train"], "report": ["report"]})
 
 

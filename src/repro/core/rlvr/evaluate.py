@@ -10,6 +10,10 @@ avg@n (mean strict accuracy of the n samples), pass@k for k <= n with the unbias
 1 - C(n-c, k) / C(n, k), distinct_correct (distinct correct equations per problem, after
 canonicalisation), entropy (mean token entropy of the sampled responses, full temperature-scaled
 distribution).
+
+A stopped run (SIGTERM, SIGINT, a SLURM time limit) saves the problems scored so far and the
+sampler's generator after the sampling call in progress, as it does every `eval.checkpoint_every`
+calls, and a rerun goes on from there (repro.core.checkpoint): same bytes as one run.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from repro.core.checkpoint import Resumable
 from repro.core.io import write_json
 from repro.core.metrics import pass_at_k
 from repro.core.progress import get_logger, progress
 from repro.core.rlvr.policy import job_setup, load_policy, sample
-from repro.core.rlvr.tasks import job_parser, load_job
+from repro.core.rlvr.tasks import job_parser, load_job, resume_key
 
 log = get_logger("rlvr.evaluate")
 
@@ -67,31 +72,47 @@ def main(argv: list[str] | None = None) -> None:
     per_problem: list[dict[str, Any]] = []
     ent_total, tok_total = 0.0, 0
     chunk = max(1, int(ev.batch_size) // n)  # problems per sampling call
-    for start in progress(range(0, len(problems), chunk), desc=f"eval {args.method}"):
-        group = problems[start : start + chunk]
-        prompts = [task.prompt_ids(tok, p) for p in group for _ in range(n)]
-        resp, ents = sample(
-            policy,
-            prompts,
-            ev.max_new_tokens,
-            ev.temperature,
-            ev.top_p,
-            gen,
-            batch_size=1024 if ev.gen_batch_size is None else int(ev.gen_batch_size),
-        )
-        ent_total += sum(ents)
-        tok_total += sum(len(r) for r in resp)
-        for j, p in enumerate(group):
-            keys = [task.correct_key(tok.decode(r), p) for r in resp[j * n : (j + 1) * n]]
-            good = [k for k in keys if k is not None]
-            per_problem.append(
-                {
-                    **task.record(p),
-                    "n": n,
-                    "correct": len(good),
-                    "distinct_correct": len(set(good)),
-                }
+    starts = range(0, len(problems), chunk)
+    with Resumable(args.out, resume_key("rlvr.evaluate", args, block),
+                   every=ev.checkpoint_every, total=len(starts), rngs={"gen": gen},
+                   inputs=[Path(args.data) / "test.jsonl", args.policy],
+                   what=f"eval {args.method} seed {args.seed}") as ck:
+        st = ck.load()
+        if st is not None:
+            per_problem, ent_total, tok_total = st["per_problem"], st["ent_total"], st["tok_total"]
+        for call in progress(range(ck.start, len(starts)), desc=f"eval {args.method}",
+                             total=len(starts)):
+            group = problems[starts[call] : starts[call] + chunk]
+            prompts = [task.prompt_ids(tok, p) for p in group for _ in range(n)]
+            resp, ents = sample(
+                policy,
+                prompts,
+                ev.max_new_tokens,
+                ev.temperature,
+                ev.top_p,
+                gen,
+                batch_size=1024 if ev.gen_batch_size is None else int(ev.gen_batch_size),
             )
+            ent_total += sum(ents)
+            tok_total += sum(len(r) for r in resp)
+            for j, p in enumerate(group):
+                keys = [task.correct_key(tok.decode(r), p) for r in resp[j * n : (j + 1) * n]]
+                good = [k for k in keys if k is not None]
+                per_problem.append(
+                    {
+                        **task.record(p),
+                        "n": n,
+                        "correct": len(good),
+                        "distinct_correct": len(set(good)),
+                    }
+                )
+            ck.step(call + 1, lambda e=ent_total, t=tok_total: {
+                "per_problem": per_problem, "ent_total": e, "tok_total": t})
+        _write(args, task, ev, n, problems, per_problem, ent_total, tok_total, t0)
+
+
+def _write(args, task, ev, n: int, problems: list, per_problem: list[dict[str, Any]],
+           ent_total: float, tok_total: int, t0: float) -> None:
     ks = [k for k in ev.ks if k <= n]
     metrics = _metrics(per_problem, n, ks, "" if task.name == "countdown" else f"{task.name}_")
     metrics[f"{'' if task.name == 'countdown' else task.name + '_'}entropy"] = ent_total / max(

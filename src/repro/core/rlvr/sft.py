@@ -9,17 +9,19 @@ operators and bracketing), with no regard to the target: the model learns the an
 not the arithmetic, so its pass@1 starts low but nonzero and RL has something to improve. This
 base checkpoint is shared by every method and seed, like the paper's fixed base model; it uses
 the first config seed. At full scale `sft.steps: 0`: the pretrained model is the base as is.
+A stopped run (SIGTERM, SIGINT) saves its state at the end of the step, as it does every
+`sft.checkpoint_every` steps, and a rerun resumes from it (repro.core.checkpoint).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from repro.core.checkpoint import Resumable
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
 from repro.core.rlvr.policy import (
@@ -31,7 +33,7 @@ from repro.core.rlvr.policy import (
     save_policy,
     token_stats,
 )
-from repro.core.rlvr.tasks import Task, job_parser, load_job
+from repro.core.rlvr.tasks import Task, job_parser, load_job, resume_key
 
 log = get_logger("rlvr.sft")
 
@@ -77,11 +79,18 @@ def main(argv: list[str] | None = None) -> None:
     problems = task.read_problems(Path(args.data) / "train.jsonl")
     policy = build_policy(block.model, device)
     curve: list[dict[str, float]] = []
-    if cfg.steps > 0:
-        opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.lr, weight_decay=0.01)
-        policy.model.train()
-        running = []
-        for step in progress(range(cfg.steps), desc="sft"):
+    running: list[float] = []
+    opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    policy.model.train()
+    with Resumable(args.out, resume_key("rlvr.sft", args, block), every=cfg.checkpoint_every,
+                   total=cfg.steps, rngs={"rng": rng}, inputs=[Path(args.data) / "train.jsonl"],
+                   what="sft", map_location=device) as ck:
+        st = ck.load()
+        if st is not None:
+            policy.model.load_state_dict(st["model"])
+            opt.load_state_dict(st["opt"])
+            running, curve = st["running"], st["curve"]
+        for step in progress(range(ck.start, cfg.steps), desc="sft", total=cfg.steps):
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
             ids, attn, act = sft_batch(
@@ -98,22 +107,26 @@ def main(argv: list[str] | None = None) -> None:
             if (step + 1) % cfg.log_every == 0 or step + 1 == cfg.steps:
                 curve.append({"step": step + 1, "loss": float(np.mean(running))})
                 running = []
-        log.info("sft done: final loss %.4f", curve[-1]["loss"])
-    sft_log = {
-        "seed": seed,
-        "n_params": n_params(policy.model),
-        "model": block.model,
-        "sft": asdict(cfg),
-        "steps": curve,
-        "note": "pretrained base used as is"
-        if cfg.steps == 0
-        else "random valid-format equations"
-        if args.task == "countdown"
-        else "boxed answers of random training problems",
-    }
-    with atomic_path(args.out) as tmp:
-        save_policy(policy, tmp, weights=cfg.steps > 0)
-        write_json(tmp / "sft_log.json", sft_log)
+            ck.step(step + 1, lambda r=running: {"model": policy.model.state_dict(),
+                                                 "opt": opt.state_dict(), "running": r,
+                                                 "curve": curve})
+        if cfg.steps > 0:
+            log.info("sft done: final loss %.4f", curve[-1]["loss"])
+        sft_log = {
+            "seed": seed,
+            "n_params": n_params(policy.model),
+            "model": block.model,
+            "sft": cfg.logged(),
+            "steps": curve,
+            "note": "pretrained base used as is"
+            if cfg.steps == 0
+            else "random valid-format equations"
+            if args.task == "countdown"
+            else "boxed answers of random training problems",
+        }
+        with atomic_path(args.out) as tmp:
+            save_policy(policy, tmp, weights=cfg.steps > 0)
+            write_json(tmp / "sft_log.json", sft_log)
 
 
 if __name__ == "__main__":

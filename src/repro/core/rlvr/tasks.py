@@ -13,7 +13,7 @@ workflow lists as inputs exactly the modules a job runs).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +35,12 @@ class SFTConfig:
     warmup: int = 50  # warm-up steps of the learning rate
     log_every: int = 50  # a loss-curve point every this many steps
     correct_fraction: float = 0.0  # share of warm-up answers that are correct (0: format only)
+    checkpoint_every: int = 0  # save a resumable state every this many steps (0: on signals
+    # and every REPRO_CHECKPOINT_MINUTES only; repro.core.checkpoint)
+
+    def logged(self) -> dict[str, Any]:
+        """The settings for the log (how often the state is saved changes no result)."""
+        return {k: v for k, v in asdict(self).items() if k != "checkpoint_every"}
 
 
 @dataclass
@@ -49,10 +55,14 @@ class EvalConfig:
     n_problems: int  # evaluate the first this many test problems (0: all)
     batch_size: int  # sequences sampled per sampling call
     gen_batch_size: int | None = None  # sequences decoded at once (unset: 1024)
+    checkpoint_every: int = 0  # save a resumable state every this many sampling calls (0: on
+    # signals and every REPRO_CHECKPOINT_MINUTES only; repro.core.checkpoint)
 
     def given(self) -> dict[str, Any]:
-        """The settings as configured (unset ones left out), for the evaluation record."""
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        """The settings as configured (unset ones left out), for the evaluation record; how
+        often the state is saved is left out too (it changes no result)."""
+        return {k: v for k, v in self.__dict__.items()
+                if v is not None and k != "checkpoint_every"}
 
 
 @dataclass
@@ -85,6 +95,15 @@ def job_parser(description: str) -> argparse.ArgumentParser:
     ap.add_argument("--task", default="countdown", choices=TASKS)
     ap.add_argument("--data", required=True)
     return ap
+
+
+def resume_key(job: str, args: argparse.Namespace, block: TaskConfig) -> dict[str, Any]:
+    """What a job's saved state must have been made for (repro.core.checkpoint): the job, its
+    arguments and its task's settings, less the checkpoint frequencies."""
+    from repro.core.checkpoint import settings_key
+
+    argv = {k: str(v) for k, v in vars(args).items() if k not in ("config", "out")}
+    return {"job": job, "args": argv, "settings": settings_key(asdict(block))}
 
 
 def load_job(args: argparse.Namespace) -> tuple[list[int], TaskConfig, Task]:

@@ -15,13 +15,14 @@ Every method sees the same schedule: `steps` rollout batches of `prompts_per_ste
 one pi_old, the policy that sampled the batch, lags pi: PPO clipping and objectives that read
 pi_old matter). With dynamic sampling (DAPO) a step draws rounds of problems until
 `prompts_per_step` groups with mixed correctness are kept (at most `max_gen_batches` rounds);
-the log counts every rollout sampled. Writes the trained policy and `train_log.json`; a run
-killed mid-way resumes from `.<out>.resume/` when `checkpoint_every` > 0.
+the log counts every rollout sampled. Writes the trained policy and `train_log.json`. A run
+stopped mid-way (SIGTERM, SIGINT, a SLURM time limit) saves its state at the end of the step and
+a rerun resumes from it (`.<out>.resume/`, repro.core.checkpoint), as it does from the state
+saved every `checkpoint_every` steps after a kill: same bytes as an uninterrupted run on CPU.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -43,7 +44,7 @@ from repro.core.rlvr.policy import (
     save_policy,
     token_stats,
 )
-from repro.core.rlvr.tasks import Task, TaskConfig, job_parser, load_job
+from repro.core.rlvr.tasks import Task, TaskConfig, job_parser, load_job, resume_key
 
 log = get_logger("rlvr.train")
 
@@ -223,15 +224,6 @@ def rl_step(
     return out
 
 
-def _resume_dir(out: Path) -> Path:
-    return out.parent / f".{out.name}.resume"
-
-
-def _save_resume(path: Path, state: dict[str, Any]) -> None:
-    with atomic_path(path / "state.pt") as tmp:
-        torch.save(state, tmp)
-
-
 def _lr_at(cfg: RLConfig, step: int) -> float:
     if cfg.warmup_steps and step < cfg.warmup_steps:
         return cfg.lr * (step + 1) / cfg.warmup_steps
@@ -251,6 +243,9 @@ def main(
     description: str,
 ) -> None:
     """Train one method and seed; `make_objective(method, task_config)` builds its objective."""
+    # here, not at the top: modules that reuse the loop's pieces (nft/equivalence.py) never save
+    from repro.core.checkpoint import Resumable, settings_key
+
     ap = job_parser(description)
     ap.add_argument("--method", required=True)
     ap.add_argument("--seed", type=int, required=True)
@@ -273,42 +268,39 @@ def main(
     gen = torch.Generator(device=device).manual_seed(args.seed)
     steps: list[dict[str, Any]] = []
     out = Path(args.out)
-    resume = _resume_dir(out) / "state.pt"
-    if cfg.checkpoint_every and resume.exists():
-        st = torch.load(resume, map_location=device, weights_only=False)
-        policy.model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
-        rng.bit_generator.state = st["rng"]
-        gen.set_state(st["gen"])
-        steps = st["steps"]
-        log.info("resuming %s seed %d at step %d", args.method, args.seed, len(steps))
-    t0 = time.time()
-    for step in progress(
-        range(len(steps), cfg.steps), desc=f"{args.method} s{args.seed}", total=cfg.steps
-    ):
-        for group in opt.param_groups:
-            group["lr"] = _lr_at(cfg, step)
-        m = rl_step(cfg, obj, policy, ref_model, opt, problems, rng, gen, task)
-        steps.append({"step": step + 1, **m})
-        if (step + 1) % max(1, cfg.steps // 10) == 0:
-            log.info(
-                "step %d reward %.3f acc %.3f entropy %.3f",
-                step + 1,
-                m.get("reward_mean", float("nan")),
-                m.get("accuracy", float("nan")),
-                m.get("entropy", float("nan")),
-            )
-        if cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps:
-            _save_resume(
-                _resume_dir(out),
-                {
-                    "model": policy.model.state_dict(),
-                    "opt": opt.state_dict(),
-                    "rng": rng.bit_generator.state,
-                    "gen": gen.get_state(),
-                    "steps": steps,
-                },
-            )
+    key = {**resume_key("rlvr.train", args, block), "objective": _config_log(cfg, obj)}
+    with Resumable(out, settings_key(key), every=cfg.checkpoint_every, total=cfg.steps,
+                   rngs={"rng": rng, "gen": gen}, inputs=[Path(args.data) / "train.jsonl",
+                                                          args.base],
+                   what=f"{args.method} seed {args.seed}", map_location=device) as ck:
+        st = ck.load()
+        if st is not None:
+            policy.model.load_state_dict(st["model"])
+            opt.load_state_dict(st["opt"])
+            steps = st["steps"]
+        t0 = time.time()
+        for step in progress(
+            range(ck.start, cfg.steps), desc=f"{args.method} s{args.seed}", total=cfg.steps
+        ):
+            for group in opt.param_groups:
+                group["lr"] = _lr_at(cfg, step)
+            m = rl_step(cfg, obj, policy, ref_model, opt, problems, rng, gen, task)
+            steps.append({"step": step + 1, **m})
+            if (step + 1) % max(1, cfg.steps // 10) == 0:
+                log.info(
+                    "step %d reward %.3f acc %.3f entropy %.3f",
+                    step + 1,
+                    m.get("reward_mean", float("nan")),
+                    m.get("accuracy", float("nan")),
+                    m.get("entropy", float("nan")),
+                )
+            ck.step(step + 1, lambda: {"model": policy.model.state_dict(),
+                                       "opt": opt.state_dict(), "steps": steps})
+        _finish(args, cfg, obj, policy, steps, out, t0)
+
+
+def _finish(args, cfg: RLConfig, obj: Objective, policy: Policy, steps: list[dict[str, Any]],
+            out: Path, t0: float) -> None:
     log.info("%s seed %d: %d steps in %.1fs", args.method, args.seed, cfg.steps, time.time() - t0)
     train_log = {
         "method": args.method,
@@ -319,4 +311,3 @@ def main(
     with atomic_path(out) as tmp:
         save_policy(policy, tmp)
         write_json(tmp / "train_log.json", train_log)
-    shutil.rmtree(_resume_dir(out), ignore_errors=True)

@@ -46,15 +46,18 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from repro.core.checkpoint import Resumable
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import is_atari, make_env
 from repro.papers.relval.settings import PPOConfig, RVConfig
@@ -341,9 +344,35 @@ def _recent_mean(episodes: list[list[float]], k: int = 10) -> float:
     return float(np.mean([ep[1] for ep in episodes[-k:]]))
 
 
+def env_snapshot(envs: Any) -> bytes | None:
+    """The state of a classic-control vector env (its sub-envs, their RNGs and episode
+    counters, the autoreset flags), pickled; None for Atari (ale_py's vector env cannot be
+    snapshotted)."""
+    if not hasattr(envs, "envs"):
+        return None
+    return pickle.dumps({k: v for k, v in vars(envs).items() if k != "env_fns"})
+
+
 def train(cfg: PPOConfig, env_id: str, agent: str, seed: int,
-          log: Callable[[str], None] = print, device: str = "cpu") -> dict[str, Any]:
-    """Train one agent on one env; returns curve, episodes, final_return, sps and settings."""
+          log: Callable[[str], None] = print, device: str = "cpu",
+          resume: Path | None = None, resume_key: Any = None) -> dict[str, Any]:
+    """Train one agent on one env; returns curve, episodes, final_return, sps and settings.
+
+    With `resume` (the run's output path) the state after each update can be saved and picked
+    up again (repro.core.checkpoint): every `cfg.checkpoint_every` updates and on SIGTERM /
+    SIGINT. Classic control resumes exactly (the envs are snapshotted: same bytes as an
+    uninterrupted run); Atari games cannot be snapshotted, so a resumed Atari run goes on from
+    the saved learner with freshly reset games (seeded from the seed and the update)."""
+    if resume is None:
+        return _train(cfg, env_id, agent, seed, log, device, None)
+    with Resumable(resume, resume_key, every=cfg.checkpoint_every,
+                   total=max(1, int(cfg.total_steps) // (int(cfg.n_envs) * int(cfg.n_steps))),
+                   what=f"{env_id} {agent} seed {seed}", map_location=device) as ck:
+        return _train(cfg, env_id, agent, seed, log, device, ck)
+
+
+def _train(cfg: PPOConfig, env_id: str, agent: str, seed: int, log: Callable[[str], None],
+           device: str, ck: Resumable | None) -> dict[str, Any]:
     rv = cfg.rv
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -370,7 +399,28 @@ def train(cfg: PPOConfig, env_id: str, agent: str, seed: int,
     curve: list[list[float]] = []
     episodes: list[list[float]] = []
     t0 = time.time()
-    for update in range(1, n_updates + 1):
+    saved = None
+    if ck is not None:
+        ck.rngs["rng"] = rng
+        saved = ck.load()
+    if saved is not None:
+        net.load_state_dict(saved["net"])
+        opt.load_state_dict(saved["opt"])
+        curve, episodes, t0 = saved["curve"], saved["episodes"], time.time() - saved["elapsed"]
+        if saved["envs"] is not None:
+            vars(envs).update(pickle.loads(saved["envs"]))
+            st = saved["env_state"]
+        else:  # Atari: the learner resumes, the games start afresh
+            st = start(envs, seed + 1_000_003 * ck.start)
+            st.global_step = saved["env_state"].global_step
+            log(f"{env_id}: the games cannot be restored: resuming with fresh games")
+
+    def state() -> dict[str, Any]:
+        return {"net": net.state_dict(), "opt": opt.state_dict(), "curve": curve,
+                "episodes": episodes, "elapsed": time.time() - t0,
+                "envs": env_snapshot(envs), "env_state": st}
+
+    for update in range(1 + (ck.start if ck is not None else 0), n_updates + 1):
         if cfg.anneal_lr:
             opt.param_groups[0]["lr"] = float(cfg.lr) * (1.0 - (update - 1) / n_updates)
         net.eval()
@@ -434,6 +484,8 @@ def train(cfg: PPOConfig, env_id: str, agent: str, seed: int,
             ret = f"{curve[-1][1]:.1f}" if curve else "n/a"
             log(f"{env_id} {agent} seed={seed} step={st.global_step} return={ret} "
                 f"sps={sps:.0f} v_loss={v_loss.item():.4g}")
+        if ck is not None:
+            ck.step(update, state)
     envs.close()
     k = max(10, math.ceil(0.1 * len(episodes)))
     final = float(np.mean([ep[1] for ep in episodes[-k:]])) if episodes else float("nan")

@@ -60,10 +60,14 @@ class PPOConfig:
     atari_threads: int | None = None  # ALE threads (unset: 1)
     repeat_action_probability: float | None = None  # ALE sticky actions (unset: 0)
     max_frames_per_episode: int | None = None  # ALE frame cap per episode (unset: 108,000)
+    checkpoint_every: int = 0  # save a resumable state every this many updates (0: on signals
+    # and every REPRO_CHECKPOINT_MINUTES only; repro.core.checkpoint)
 
     def given(self) -> dict[str, Any]:
-        """The settings as configured (unset ALE settings left out), for the run's record."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The settings as configured (unset ALE settings left out), for the run's record; how
+        often the state is saved is left out too (it changes no result)."""
+        return {k: v for k, v in asdict(self).items()
+                if v is not None and k != "checkpoint_every"}
 
 
 @dataclass

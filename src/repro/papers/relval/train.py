@@ -6,11 +6,15 @@
 Settings: `ppo` deep-merged with `envs[<env>]` (per-env overrides), plus `rv` for the relative
 critic, typed as `settings.PPOConfig` and passed down as that. CPU with one intra-op thread
 (reproducible, and Snakemake runs jobs side by side) unless --device cuda; --scale full
-requires a GPU.
+requires a GPU. A run stopped by SIGTERM / SIGINT (or killed) resumes when rerun: see
+`ppo.train` and repro.core.checkpoint (`ppo.checkpoint_every`).
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from repro.core.checkpoint import settings_key
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger
@@ -54,8 +58,10 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(args.seed)
     log = get_logger(f"relval.train.{args.agent}", args.log)
+    key = {"job": "relval.train", "env": args.env, "agent": args.agent, "seed": args.seed,
+           "device": device, "settings": settings_key(asdict(cfg))}
     result = train(cfg, args.env, s.base_agent(args.agent), args.seed, log=log.info,
-                   device=device)
+                   device=device, resume=args.out, resume_key=key)
     result.update(env=args.env, agent=args.agent, seed=args.seed, scale=args.scale,
                   device=device, ablation=args.agent in s.ablations)
     result["records"] = [{"method": args.agent, "metric": f"{args.env}/final_return",

@@ -1,0 +1,285 @@
+"""Long jobs resume after SIGTERM / SIGINT and end with the same bytes as an uninterrupted run
+(repro.core.checkpoint); SIGTERM or SIGINT to Snakemake stops its running jobs within seconds
+(repro.core.stopjobs, installed by workflow/rules/common.smk).
+
+One representative of each kind of long job, at a tiny size: the RLVR SFT warm-up and RL
+training loops (rove and nft), relval's PPO training, and the RLVR evaluation (sampling). Each
+runs once uninterrupted, then again in a fresh interpreter that is frozen (SIGSTOP) as soon as
+its first periodic state is on disk, sent the stop signal and let go (SIGCONT), so the signal
+always lands mid-run: it must save and exit with 128 + the signal, and the rerun must say where
+it resumed and write exactly the uninterrupted run's outputs. The uninterrupted runs and the
+reruns fork from the suite's warm interpreter where there is one, the stopped runs start cold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, SNAKEMAKE, warm_ready
+
+from repro.core.checkpoint import Resumable, resume_dir
+
+SRC = REPO / "src"
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0", "SLURM_CONF": os.devnull}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return env
+
+
+def _python(warm: bool = True) -> str:
+    """The warm server's `python` shim (a job forks from the preloaded server), else this one."""
+    from repro.core.warmstart import shim_path
+
+    sock = os.environ.get("REPRO_WARMSTART")
+    if warm and sock and sock.lower() not in ("off", "0", "no"):
+        warm_ready()
+        if shim_path(sock).exists():
+            return str(shim_path(sock))
+    return sys.executable
+
+
+def run(args: list[str], cwd: Path) -> str:
+    """`python -m <args>` to completion; its stderr."""
+    p = subprocess.run([_python(), "-m", *args], cwd=cwd, env=_env(), capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p.stderr
+
+
+def run_stopped(args: list[str], cwd: Path, out: Path, sig: int = signal.SIGTERM) -> str:
+    """`python -m <args>` in a fresh interpreter, stopped by `sig` once it has saved a state:
+    frozen the moment the state appears, signalled, let go. Returns its stderr."""
+    state = resume_dir(cwd / out) / "state.pt"
+    p = subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not state.exists():
+            assert p.poll() is None, f"ended before saving a state:\n{p.stderr.read()[-3000:]}"
+            assert time.monotonic() < deadline, "no state saved within 120 s"
+            time.sleep(0.005)
+        os.kill(p.pid, signal.SIGSTOP)
+        os.kill(p.pid, sig)
+        os.kill(p.pid, signal.SIGCONT)
+        err = p.communicate(timeout=60)[1]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + sig, f"exit {p.returncode}, not {128 + sig}:\n{err[-3000:]}"
+    assert f"stopped by {signal.Signals(sig).name} after step" in err, err[-3000:]
+    assert state.exists()
+    return err
+
+
+def resumed_at(stderr: str) -> tuple[int, int]:
+    m = re.search(r"resuming at step (\d+) of (\d+)", stderr)
+    assert m, f"the rerun did not resume:\n{stderr[-3000:]}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def files(d: Path) -> dict[str, bytes]:
+    if d.is_file():
+        return {"": d.read_bytes()}
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def check_resumes(args: list[str], cwd: Path, out_a: str, out_b: str,
+                  sig: int = signal.SIGTERM) -> tuple[int, int]:
+    """Uninterrupted into out_a; stopped, then rerun, into out_b: the same files, and no saved
+    state left behind."""
+    run([*args, "--out", out_a], cwd)
+    run_stopped([*args, "--out", out_b], cwd, Path(out_b), sig)
+    step, total = resumed_at(run([*args, "--out", out_b], cwd))
+    assert 0 < step < total
+    assert files(cwd / out_b) == files(cwd / out_a)
+    assert not resume_dir(cwd / out_b).exists()
+    return step, total
+
+
+# ------------------------------------------------------------------------------------- RLVR
+@pytest.fixture(scope="module")
+def rlvr(tmp_path_factory) -> Path:
+    """rove's config at tiny with loops long enough to stop mid-way, and its Countdown data."""
+    d = tmp_path_factory.mktemp("rlvr")
+    cfg = yaml.safe_load((REPO / "config/papers/rove.yaml").read_text())
+    cd = cfg["scales"]["tiny"]["countdown"]
+    cd["methods"] = ["grpo_kl"]
+    cd["sft"].update(steps=120, checkpoint_every=5)
+    cd["rl"].update(steps=10, checkpoint_every=2)
+    cd["data"]["n_test"] = 24
+    cd["eval"] = {"n_samples": 4, "ks": [1, 4], "n_problems": 24, "batch_size": 4,
+                  "checkpoint_every": 2}  # one problem per sampling call: 24 calls
+    (d / "rove.yaml").write_text(yaml.safe_dump(cfg))
+    run(["repro.core.rlvr.data", "--config", "rove.yaml", "--scale", "tiny", "--mirror",
+         str(d / "no-mirror"), "--out", "data"], d)
+    return d
+
+
+JOB = ["--config", "rove.yaml", "--scale", "tiny", "--data", "data"]
+
+
+def test_sft_resumes_after_sigterm(rlvr):
+    check_resumes(["repro.core.rlvr.sft", *JOB], rlvr, "base", "base_stopped")
+
+
+def test_rl_training_resumes_after_sigint(rlvr):
+    if not (rlvr / "base").exists():
+        run(["repro.core.rlvr.sft", *JOB, "--out", "base"], rlvr)
+    # grpo_kl: the RL loop with the frozen reference model as well
+    check_resumes(["repro.papers.rove.train", *JOB, "--method", "grpo_kl", "--seed", "0",
+                   "--base", "base"], rlvr, "run", "run_stopped", signal.SIGINT)
+
+
+def test_evaluation_resumes_after_sigterm(rlvr):
+    if not (rlvr / "base").exists():
+        run(["repro.core.rlvr.sft", *JOB, "--out", "base"], rlvr)
+    check_resumes(["repro.core.rlvr.evaluate", *JOB, "--method", "base", "--seed", "0",
+                   "--policy", "base"], rlvr, "eval.json", "eval_stopped.json")
+
+
+# ----------------------------------------------------------------------------------- relval
+def test_relval_ppo_resumes_after_sigterm(tmp_path):
+    cfg = yaml.safe_load((REPO / "config/papers/relval.yaml").read_text())
+    tiny = cfg["scales"]["tiny"]
+    tiny["ppo"]["checkpoint_every"] = 2
+    tiny["envs"]["CartPole-v1"]["total_steps"] = 12 * 4 * 64  # 12 updates of 4 envs x 64 steps
+    (tmp_path / "relval.yaml").write_text(yaml.safe_dump(cfg))
+    args = ["repro.papers.relval.train", "--config", "relval.yaml", "--scale", "tiny",
+            "--env", "CartPole-v1", "--agent", "ppo_rv", "--seed", "0"]
+    run([*args, "--out", "a.json"], tmp_path)
+    run_stopped([*args, "--out", "b.json"], tmp_path, Path("b.json"))
+    step, total = resumed_at(run([*args, "--out", "b.json"], tmp_path))
+    assert 0 < step < total == 12
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert a.pop("sps") > 0 and b.pop("sps") > 0  # steps per second: a wall-time measure
+    assert a == b
+
+
+# --------------------------------------------------------------------------- the helper itself
+def test_a_stop_signal_saves_and_exits_and_other_settings_start_over(tmp_path):
+    import numpy as np
+
+    out = tmp_path / "run.json"
+    rng = np.random.default_rng(0)
+    with pytest.raises(SystemExit) as stop:
+        with Resumable(out, {"lr": 1}, total=10, rngs={"rng": rng}) as ck:
+            assert ck.load() is None
+            rng.random(3)
+            os.kill(os.getpid(), signal.SIGTERM)  # handled: the step ends, then it stops
+            ck.step(1, lambda: {"x": 1})
+    assert stop.value.code == 128 + signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is not ck._on_signal  # handlers put back
+    expect = rng.random(3)
+
+    rng2 = np.random.default_rng(0)
+    with Resumable(out, {"lr": 1}, total=10, rngs={"rng": rng2}) as ck:
+        assert ck.load() == {"x": 1} and ck.start == 1
+        assert (rng2.random(3) == expect).all()  # the generator continues where it was
+    assert not resume_dir(out).exists()  # done: the state is removed
+
+    with pytest.raises(SystemExit):
+        with Resumable(out, {"lr": 1}, total=10) as ck:
+            os.kill(os.getpid(), signal.SIGINT)
+            ck.step(1, lambda: {"x": 1})
+    with Resumable(out, {"lr": 2}, total=10) as ck:  # made for other settings: start over
+        assert ck.load() is None and ck.start == 0
+        assert not resume_dir(out).exists()
+
+
+# ---------------------------------------------------------------- Snakemake's stop signals
+WORKFLOW = """
+import sys
+
+sys.path.insert(0, "@SRC@")
+if config.get("guard", 1):
+    from repro.core.stopjobs import guard_signals
+
+    guard_signals()
+
+
+rule long:
+    output:
+        "done.txt",
+    shell:
+        "@PYTHON@ -m repro.core.gpus --gpus 0 -- @REAL@ job.py"
+"""
+# the job: writes its pid, then would run for 60 s
+LONG_JOB = """import os, time
+open("job.pid", "w").write(str(os.getpid()))
+time.sleep(60)
+open("done.txt", "w").close()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie has ended
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _snakemake_stopped(tmp: Path, sig: int, guard: bool) -> tuple[float, float | None, int]:
+    """Start the 60 s job under Snakemake, send Snakemake alone `sig`: seconds until the job
+    ended (None: still running 3 s later, then killed), and until Snakemake exited, and its
+    job's pid."""
+    wf = (WORKFLOW.replace("@SRC@", str(SRC)).replace("@PYTHON@", _python())
+          .replace("@REAL@", sys.executable))
+    (tmp / "Snakefile").write_text(wf)
+    (tmp / "job.py").write_text(LONG_JOB)
+    sm = subprocess.Popen([SNAKEMAKE, "-c1", "--config", f"guard={int(guard)}"], cwd=tmp,
+                          env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+    pid_file = tmp / "job.pid"
+    try:
+        deadline = time.monotonic() + 120
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert sm.poll() is None, sm.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        job = int(pid_file.read_text())
+        t0 = time.monotonic()
+        sm.send_signal(sig)
+        job_s = None
+        while time.monotonic() - t0 < 3:
+            if not _alive(job):
+                job_s = time.monotonic() - t0
+                break
+            time.sleep(0.02)
+        if job_s is None:
+            os.kill(job, signal.SIGKILL)
+        sm.wait(timeout=60)
+        return job_s, time.monotonic() - t0, job
+    finally:
+        if sm.poll() is None:
+            sm.kill()
+            sm.wait()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_signal_to_snakemake_stops_its_jobs(tmp_path, sig):
+    job_s, sm_s, _ = _snakemake_stopped(tmp_path, sig, guard=True)
+    assert job_s is not None and job_s < 3, f"the job ran on after {sig.name} to Snakemake"
+    assert sm_s < 10
+    assert not (tmp_path / "done.txt").exists()
+
+
+def test_without_the_guard_snakemake_leaves_its_job_running(tmp_path):
+    """The defect the guard fixes: Snakemake 9.27 waits for running jobs after SIGTERM."""
+    job_s, _, _ = _snakemake_stopped(tmp_path, signal.SIGTERM, guard=False)
+    assert job_s is None
