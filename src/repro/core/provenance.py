@@ -23,8 +23,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from repro.core import lockfile
-
 FOOTER = "<!-- provenance -->"
 PACKAGES = ("torch", "transformers", "numpy", "scipy", "pandas", "scikit-learn", "gymnasium",
             "pyriemann", "snakemake")
@@ -89,6 +87,10 @@ def lock_state(root: Path = Path(".")) -> dict[str, Any]:
     """The environment against `requirements.lock` at `root`: the lock's sha256, how many
     packages it pins, and each one whose installed version differs from it (installed None:
     missing); `matches_lock` when none does. {"lock": None} without a lock."""
+    # Imported here: the lock check records how a result was made, never a value in it, so it
+    # is not an input of the report rules (repro.publish.METADATA_CODE).
+    from repro.core import lockfile
+
     path = Path(root) / lockfile.LOCK
     if not path.is_file():
         return {"lock": None}
