@@ -3,7 +3,8 @@
 (repro.core.stopjobs, installed by workflow/rules/common.smk).
 
 One representative of each kind of long job, at a tiny size: the RLVR SFT warm-up and RL
-training loops (rove and nft), relval's PPO training, and the RLVR evaluation (sampling). Each
+training loops (rove and nft), relval's PPO training, the RLVR evaluation (sampling), vaecf's
+training (mid-epoch), reap's training and its calibration pass. Each
 runs once uninterrupted, then again in a fresh interpreter that is frozen (SIGSTOP) as soon as
 its first periodic state is on disk, sent the stop signal and let go (SIGCONT), so the signal
 always lands mid-run: it must save and exit with 128 + the signal, and the rerun must say where
@@ -22,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from conftest import REPO, SNAKEMAKE, warm_ready
@@ -165,6 +167,142 @@ def test_relval_ppo_resumes_after_sigterm(tmp_path):
     a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
     assert a.pop("sps") > 0 and b.pop("sps") > 0  # steps per second: a wall-time measure
     assert a == b
+
+
+# ------------------------------------------------------------------------------------ vaecf
+def test_vaecf_training_resumes_after_sigterm(tmp_path):
+    """Mid-epoch: the user order, the epoch's loss sums, the best weights so far and the
+    mid-training snapshot (--save-model) all come back."""
+    from repro.papers.vaecf.data import CSR, save
+
+    rng = np.random.default_rng(0)
+
+    def mat(n: int) -> CSR:
+        rows, cols = np.nonzero(rng.random((n, 60)) < 0.15)
+        return CSR.from_pairs(rows, cols, n, 60)
+
+    save(tmp_path / "prepared.npz", {"train": mat(200), **{k: mat(20) for k in (
+        "val_tr", "val_te", "test_tr", "test_te")}}, split=0, split_seed=98765)
+    cfg = yaml.safe_load((REPO / "config/papers/vaecf.yaml").read_text())
+    # 8 updates an epoch, 30 epochs; a state every 3 updates: the stop lands mid-epoch
+    cfg["scales"]["tiny"]["train"].update(epochs=30, batch_size=25, checkpoint_every=3)
+    (tmp_path / "vaecf.yaml").write_text(yaml.safe_dump(cfg))
+    args = ["repro.papers.vaecf.train", "--config", "vaecf.yaml", "--scale", "tiny",
+            "--dataset", "ml-100k", "--variant", "anchor_0p1", "--seed", "0",
+            "--data", "prepared.npz", "--save-model"]
+    run([*args, "--out", "a"], tmp_path)
+    run_stopped([*args, "--out", "b"], tmp_path, Path("b"))
+    step, total = resumed_at(run([*args, "--out", "b"], tmp_path))
+    assert 0 < step < total == 240
+    a, b = files(tmp_path / "a"), files(tmp_path / "b")
+    assert sorted(a) == ["model.pt", "model_early.pt", "run.json"]
+    ra, rb = (json.loads(f.pop("run.json")) for f in (a, b))
+    for r in (ra, rb):  # wall and CPU time: measures of the machine
+        assert r.pop("wall_s") > 0 and r.pop("cpu_s") > 0
+        assert "checkpoint_every" not in r["train"]  # never part of a record
+    assert ra == rb and a == b
+    assert not resume_dir(tmp_path / "b").exists()
+
+
+def test_vaecf_training_resumes_at_an_epoch_boundary(tmp_path):
+    """A state saved after an epoch's last update (before its validation) resumes too: the
+    epoch's end (validation, the best weights, the snapshot) runs after the resume. In-process:
+    the stop is sent at exactly that update."""
+    import torch
+
+    from repro.papers.vaecf.data import CSR
+    from repro.papers.vaecf.model import VAEConfig
+    from repro.papers.vaecf.settings import TrainConfig
+    from repro.papers.vaecf.train import fit
+
+    rng = np.random.default_rng(1)
+
+    def mat(n: int) -> CSR:
+        rows, cols = np.nonzero(rng.random((n, 12)) < 0.3)
+        return CSR.from_pairs(rows, cols, n, 12)
+
+    data = {"train": mat(40), **{k: mat(8) for k in ("val_tr", "val_te", "test_tr", "test_te")}}
+    mcfg = VAEConfig(n_items=12, hidden=8, latent=4, dropout=0.5, anchor_weight=0.1)
+    tcfg = TrainConfig(epochs=4, batch_size=16, total_anneal_steps=10)  # 3 updates an epoch
+
+    class StopAfter(Resumable):
+        def step(self, done, state):
+            if done == 6:  # the last update of epoch 2
+                os.kill(os.getpid(), signal.SIGTERM)
+            super().step(done, state)
+
+    def fit_(ck):
+        return fit(data, mcfg, tcfg, seed=3, log=lambda s: None, snapshot_update=4, ck=ck)
+
+    out = tmp_path / "run"
+    with Resumable(tmp_path / "ref", "k", total=12) as ck:
+        m1, h1 = fit_(ck)
+    with pytest.raises(SystemExit), StopAfter(out, "k", total=12) as ck:
+        fit_(ck)
+    with Resumable(out, "k", total=12) as ck:
+        m2, h2 = fit_(ck)
+        assert ck.start == 6
+    assert h2.pop("prior_wall_s") > 0 and h1.pop("prior_wall_s") == 0
+    h1.pop("prior_cpu_s"), h2.pop("prior_cpu_s")
+    (e1, s1), (e2, s2) = h1.pop("snapshot"), h2.pop("snapshot")
+    assert h1 == h2 and e1 == e2 == 2 and len(h1["curve"]) == 4
+    for a, b in ((m1.state_dict(), m2.state_dict()), (s1, s2)):
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+# ------------------------------------------------------------------------------------- reap
+@pytest.fixture(scope="module")
+def reap(tmp_path_factory) -> Path:
+    """reap's tiny config with loops long enough to stop mid-way, and a small corpus."""
+    d = tmp_path_factory.mktemp("reap")
+    cfg = yaml.safe_load((REPO / "config/papers/reap.yaml").read_text())
+    tiny = cfg["scales"]["tiny"]
+    tiny["train"].update(steps=30, checkpoint_every=3)
+    tiny["calibration"].update(n_samples=48, batch_size=1, checkpoint_every=4)
+    (d / "reap.yaml").write_text(yaml.safe_dump(cfg))
+    (d / "data").mkdir()
+    code = "".join(f"def f{i}(x):\n    return x * {i} + 1\n\n" for i in range(60))
+    prose = "The if statement is used for conditional execution. " * 40
+    with open(d / "data/docs.jsonl", "w") as f:
+        for split in ("train", "calib"):
+            for i in range(3):
+                f.write(json.dumps({"name": f"{split}{i}.py", "kind": "code", "split": split,
+                                    "text": code}) + "\n")
+            f.write(json.dumps({"name": f"{split}.txt", "kind": "prose", "split": split,
+                                "text": prose}) + "\n")
+    (d / "data/calibration.jsonl").write_text("")
+    return d
+
+
+REAP = ["--config", "reap.yaml", "--scale", "tiny", "--data", "data", "--seed", "0"]
+
+
+def test_reap_training_resumes_after_sigterm(reap):
+    args = ["repro.papers.reap.train", *REAP]
+    run([*args, "--out", "model"], reap)
+    run_stopped([*args, "--out", "model_stopped"], reap, Path("model_stopped"))
+    step, total = resumed_at(run([*args, "--out", "model_stopped"], reap))
+    assert 0 < step < total == 30
+    a, b = files(reap / "model"), files(reap / "model_stopped")
+    la, lb = (json.loads(f.pop("train_log.json")) for f in (a, b))
+    assert la.pop("wall_s") > 0 and lb.pop("wall_s") > 0  # a measure of the machine
+    assert la == lb and a == b and len(a) > 1  # the weights, config and model.json
+    assert not resume_dir(reap / "model_stopped").exists()
+
+
+def test_reap_calibration_resumes_after_sigint(reap):
+    if not (reap / "model").exists():
+        run(["repro.papers.reap.train", *REAP, "--out", "model"], reap)
+    args = ["repro.papers.reap.observe", *REAP, "--model", "model"]
+    # the same file names (torch.save writes the name into the file)
+    run([*args, "--out", "obs/a.pt", "--summary", "obs/a.json"], reap)
+    stopped = [*args, "--out", "obs_stopped/a.pt", "--summary", "obs_stopped/a.json"]
+    run_stopped(stopped, reap, Path("obs_stopped/a.pt"), signal.SIGINT)
+    assert not (reap / "obs_stopped/a.json").exists()
+    step, total = resumed_at(run(stopped, reap))
+    assert 0 < step < total == 48
+    assert files(reap / "obs_stopped") == files(reap / "obs")
+    assert not resume_dir(reap / "obs_stopped/a.pt").exists()
 
 
 # --------------------------------------------------------------------------- the helper itself

@@ -18,6 +18,12 @@ and, for the merging baselines, every expert's output on *every* calibration tok
 Experts are evaluated densely on all tokens (as the official observer does), one expert at a
 time so memory stays at one [T, H] output. Sums are kept in float64.
 
+Resumable (repro.core.checkpoint): the running sums after a batch and the batch count are
+saved every `calibration.checkpoint_every` batches, every REPRO_CHECKPOINT_MINUTES minutes and
+on SIGTERM / SIGINT, beside `--out`. The calibration batches are drawn from the seed before the
+pass and the forward passes draw no random numbers, so a rerun goes on at the next batch and
+writes the same bytes as an uninterrupted pass on CPU.
+
     python -m repro.papers.reap.observe --config config/papers/reap.yaml --scale small \
         --seed 0 --model results/small/reap/model --data data/reap/small \
         --out results/small/reap/observe/seed0.pt --summary results/small/reap/observe/seed0.json
@@ -29,6 +35,7 @@ import contextlib
 import json
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +43,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
@@ -45,6 +53,11 @@ from repro.papers.reap.model import ExpertBank, job_device, load_model, model_de
 from repro.papers.reap.settings import CalibrationConfig, load
 
 log = get_logger("reap.observe")
+
+
+def _on(state: dict[str, Any], device: torch.device | str) -> dict[str, Any]:
+    """`state` with its tensors on `device` (a resumed state is loaded on the CPU)."""
+    return {k: v.to(device) if torch.is_tensor(v) else v for k, v in state.items()}
 
 
 def _new_state(n_experts: int, hidden: int, device: torch.device) -> dict[str, Any]:
@@ -144,6 +157,8 @@ class Observer:
             hidden = args[0]
             if layer not in self.state:
                 self.state[layer] = _new_state(bank.num_experts, hidden.shape[-1], hidden.device)
+            elif self.state[layer]["ean_sum"].device != hidden.device:  # resumed
+                self.state[layer] = _on(self.state[layer], hidden.device)
             layer_update(self.state[layer], bank, hidden, self.mask, self.renormalize)
         return fn
 
@@ -156,13 +171,25 @@ class Observer:
             self.mask = None
 
     @torch.no_grad()
-    def observe(self, batches: Sequence[dict[str, torch.Tensor]]) -> dict[int, dict[str, Any]]:
+    def observe(self, batches: Sequence[dict[str, torch.Tensor]], ck: Resumable | None = None
+                ) -> dict[int, dict[str, Any]]:
+        """Per-layer statistics over `batches`. With `ck` (a `Resumable` over the batches) the
+        pass starts from the sums saved last, if any, and offers them after every batch."""
         dev = model_device(self.model)
-        for bt in progress(batches, desc="calibration", total=len(batches)):
+        first = 0
+        if ck is not None:
+            st = ck.load()
+            if st is not None:
+                self.state, first = dict(st["state"]), ck.start
+        for i in progress(range(first, len(batches)), desc="calibration", total=len(batches)):
+            bt = batches[i]
             mask = bt.get("attention_mask")
             with self.masked(mask):
                 self.model(input_ids=bt["input_ids"].to(dev),
                            attention_mask=None if mask is None else mask.to(dev))
+            if ck is not None:
+                ck.step(i + 1, lambda: {"state": {k: _on(s, "cpu")
+                                                  for k, s in self.state.items()}})
         return {i: finalize(s) for i, s in sorted(self.state.items())}
 
     def close(self) -> None:
@@ -261,14 +288,20 @@ def main(argv: list[str] | None = None) -> None:
     batches = (evol_batches if cal.source == "evol_codealpaca" else stdlib_batches)(
         a.data, cal, tok, a.seed)
     obs_model = Observer(model, renormalize=cal.renormalize_router_weights)
-    obs = obs_model.observe(batches)
-    obs_model.close()
-    top_k = next(moe_layers(model))[1].top_k
-    for st in obs.values():  # every routed token picks top_k experts
-        assert int(st["expert_frequency"].sum()) == int(st["total_tokens"]) * top_k
-    with atomic_path(a.out) as tmp:
-        torch.save({"layers": obs, "seed": a.seed, "model": meta.get("kind")}, tmp)
-    write_json(a.summary, {"seed": a.seed, "model": meta.get("seed", 0), **summary(obs, top_k)})
+    key = {"job": "reap.observe", "seed": a.seed, "device": str(device),
+           "calibration": settings_key(asdict(cal))}
+    with Resumable(a.out, key, every=cal.checkpoint_every, total=len(batches),
+                   inputs=[a.model, a.data / "docs.jsonl", a.data / "calibration.jsonl"],
+                   what=f"calibration seed {a.seed}", map_location="cpu") as ck:
+        obs = obs_model.observe(batches, ck)
+        obs_model.close()
+        top_k = next(moe_layers(model))[1].top_k
+        for st in obs.values():  # every routed token picks top_k experts
+            assert int(st["expert_frequency"].sum()) == int(st["total_tokens"]) * top_k
+        with atomic_path(a.out) as tmp:
+            torch.save({"layers": obs, "seed": a.seed, "model": meta.get("kind")}, tmp)
+        write_json(a.summary, {"seed": a.seed, "model": meta.get("seed", 0),
+                               **summary(obs, top_k)})
     log.info("calibration seed %d: %d tokens per layer", a.seed,
              int(next(iter(obs.values()))["total_tokens"]))
 

@@ -58,6 +58,9 @@ class CalibrationConfig:
     dataset: str = ""  # evol_codealpaca: the hub dataset
     split: str = "train"  # evol_codealpaca: its split
     mirror_dir: str = ""  # evol_codealpaca: its folder in the data mirror
+    # save the running sums every this many batches (0: only every REPRO_CHECKPOINT_MINUTES and
+    # on SIGTERM / SIGINT; repro.core.checkpoint). Changes no result.
+    checkpoint_every: int = 0
 
 
 @dataclass

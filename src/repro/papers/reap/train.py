@@ -13,6 +13,12 @@ not assumed.
 At `full` nothing is trained: the output is a pointer to the hub checkpoint (the paper prunes
 Qwen/Qwen3-30B-A3B as released).
 
+Resumable (repro.core.checkpoint): the state after a step (model, optimiser, the step log, the
+window sampler's generator and the global RNGs) is saved every `train.checkpoint_every` steps,
+every REPRO_CHECKPOINT_MINUTES minutes and on SIGTERM / SIGINT, beside `--out`; a rerun goes on
+from it and writes the same weights and log as an uninterrupted run on CPU (but `wall_s`, which
+adds the time before the stop).
+
     python -m repro.papers.reap.train --config config/papers/reap.yaml --scale small \
         --data data/reap/small --seed 0 --out results/small/reap/models/seed0
 """
@@ -21,8 +27,8 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
@@ -107,10 +114,6 @@ def lr_at(t: TrainConfig, step: int) -> float:
     return t.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
 
 
-def _resume_dir(out: Path) -> Path:
-    return out.parent / f".{out.name}.resume"
-
-
 def train(cfg: Settings, data: Path, out: Path, seed: int) -> None:
     """Train the MoE of `cfg.model` with `cfg.train` from training seed `seed`; writes the
     model and train_log.json."""
@@ -128,43 +131,46 @@ def train(cfg: Settings, data: Path, out: Path, seed: int) -> None:
                             weight_decay=t.weight_decay)
     rng = np.random.default_rng(seed)
     steps: list[dict[str, Any]] = []
-    resume = _resume_dir(out) / "state.pt"
-    if t.checkpoint_every and resume.exists():
-        st = torch.load(resume, weights_only=False)
-        model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
-        rng.bit_generator.state = st["rng"]
-        torch.set_rng_state(st["torch_rng"])
-        steps = st["steps"]
-        log.info("resuming at step %d", len(steps))
-    t0 = time.time()
-    for step in progress(range(len(steps), t.steps), desc="reap train", total=t.steps):
-        for g in opt.param_groups:
-            g["lr"] = lr_at(t, step)
-        x = batch(code, prose, t.batch_size, t.seq_len, t.prose_fraction, rng)
-        out_ = model(input_ids=x, labels=x, output_router_logits=True)
-        lm = out_.loss - model.router_aux_loss_coef * out_.aux_loss
-        aux = balance_loss(out_.router_logits, m, t.load_balancing)
-        opt.zero_grad(set_to_none=True)
-        (lm + m["router_aux_loss_coef"] * aux).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), t.grad_clip)
-        rec: dict[str, Any] = {"step": step + 1, "lm_loss": float(lm.detach()),
-                               "aux_loss": float(aux.detach())}
-        if step == 0 or (step + 1) % t.log_every == 0 or step + 1 == t.steps:
-            rs = router_stats(out_.router_logits, m["top_k"])
-            rec.update({k: rs[k] for k in ("router_entropy_mean", "usage_balance_mean")})
-            log.info("step %d lm %.3f aux %.3f router entropy %.3f usage balance %.3f (%.0fs)",
-                     step + 1, rec["lm_loss"], rec["aux_loss"], rec["router_entropy_mean"],
-                     rec["usage_balance_mean"], time.time() - t0)
-        opt.step()
-        steps.append(rec)
-        last = step + 1 == t.steps
-        if t.checkpoint_every and (step + 1) % t.checkpoint_every == 0 and not last:
-            with atomic_path(resume) as tmp:
-                torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                            "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                            "steps": steps}, tmp)
-    wall = time.time() - t0
+    key = {"job": "reap.train", "seed": seed, "model": m, "train": settings_key(asdict(t))}
+    with Resumable(out, key, every=t.checkpoint_every, total=t.steps, rngs={"rng": rng},
+                   inputs=[data / "docs.jsonl"], what=f"reap model seed {seed}") as ck:
+        st = ck.load()
+        elapsed = 0.0
+        if st is not None:
+            model.load_state_dict(st["model"])
+            opt.load_state_dict(st["opt"])
+            steps, elapsed = st["steps"], st["wall_s"]
+        t0 = time.time() - elapsed
+        for step in progress(range(ck.start, t.steps), desc="reap train", total=t.steps):
+            for g in opt.param_groups:
+                g["lr"] = lr_at(t, step)
+            x = batch(code, prose, t.batch_size, t.seq_len, t.prose_fraction, rng)
+            out_ = model(input_ids=x, labels=x, output_router_logits=True)
+            lm = out_.loss - model.router_aux_loss_coef * out_.aux_loss
+            aux = balance_loss(out_.router_logits, m, t.load_balancing)
+            opt.zero_grad(set_to_none=True)
+            (lm + m["router_aux_loss_coef"] * aux).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), t.grad_clip)
+            rec: dict[str, Any] = {"step": step + 1, "lm_loss": float(lm.detach()),
+                                   "aux_loss": float(aux.detach())}
+            if step == 0 or (step + 1) % t.log_every == 0 or step + 1 == t.steps:
+                rs = router_stats(out_.router_logits, m["top_k"])
+                rec.update({k: rs[k] for k in ("router_entropy_mean", "usage_balance_mean")})
+                log.info("step %d lm %.3f aux %.3f router entropy %.3f usage balance %.3f "
+                         "(%.0fs)", step + 1, rec["lm_loss"], rec["aux_loss"],
+                         rec["router_entropy_mean"], rec["usage_balance_mean"], time.time() - t0)
+            opt.step()
+            steps.append(rec)
+            ck.step(step + 1, lambda: {"model": model.state_dict(), "opt": opt.state_dict(),
+                                       "steps": steps, "wall_s": time.time() - t0})
+        _finish(cfg, model, tok, code, prose, steps, out, seed, time.time() - t0)
+
+
+def _finish(cfg: Settings, model: torch.nn.Module, tok: Any, code: np.ndarray,
+            prose: np.ndarray, steps: list[dict[str, Any]], out: Path, seed: int,
+            wall: float) -> None:
+    """Router statistics of the initial and the trained model; the model and its log."""
+    t, m = cfg.train, cfg.model
     # Router statistics of the initial and the trained model on the same fresh training windows.
     model.eval()
     probe = batch(code, prose, t.probe_windows, t.seq_len, t.prose_fraction,
@@ -183,7 +189,6 @@ def train(cfg: Settings, data: Path, out: Path, seed: int) -> None:
     with atomic_path(out) as tmp:
         save_model(model, tmp, meta)
         write_json(tmp / "train_log.json", train_log)
-    shutil.rmtree(_resume_dir(out), ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> None:

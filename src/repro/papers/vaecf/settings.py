@@ -67,6 +67,9 @@ class TrainConfig:
     total_anneal_steps: int = 200_000  # beta = min(cap, update / this); <= 0: constant beta = cap
     eval_batch_size: int = 2000  # users per scoring batch
     patience: int = 0  # stop after this many epochs without a better validation score (0: never)
+    # save a resumable state every this many updates (0: only every REPRO_CHECKPOINT_MINUTES
+    # and on SIGTERM / SIGINT; repro.core.checkpoint). Changes no result: not in the records.
+    checkpoint_every: int = 0
 
 
 @dataclass(frozen=True)

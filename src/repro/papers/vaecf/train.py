@@ -17,6 +17,13 @@ split it was trained and scored on. `--out` is a directory: `run.json`,
 plus, with --save-model (the runs the proximity analysis reads; the others keep no weights),
 `model.pt` (config + best weights) and `model_early.pt` (the weights after
 `proximity.early_fraction` of the planned updates: a model in mid-training).
+
+Resumable (repro.core.checkpoint): the state after an update (model, optimiser, update and
+epoch counters, the epoch's user order and loss sums, the learning curve, the best weights so
+far and the mid-training snapshot, every RNG) is saved every `train.checkpoint_every` updates,
+every REPRO_CHECKPOINT_MINUTES minutes and on SIGTERM / SIGINT, beside `--out`; a rerun goes
+on from it and writes the same bytes as an uninterrupted run on CPU (but `wall_s` / `cpu_s`,
+which add the time before the stop).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger, progress
@@ -81,12 +89,16 @@ def evaluate(model: MultVAE, fold_in: CSR, heldout: CSR, batch_size: int, device
 
 def fit(data: dict[str, CSR], mcfg: VAEConfig, tcfg: TrainConfig, seed: int,
         device: str = "cpu", log: Callable[[str], None] = print, desc: str = "train",
-        snapshot_update: int = 0) -> tuple[MultVAE, dict[str, Any]]:
+        snapshot_update: int = 0, ck: Resumable | None = None
+        ) -> tuple[MultVAE, dict[str, Any]]:
     """Train with validation-based model selection; returns the best model and the history.
 
     snapshot_update > 0 also keeps the weights at the end of the first epoch that reaches that
     many updates (history["snapshot"] = (epoch, state)): a model in mid-training, for the
-    proximity analysis."""
+    proximity analysis. With `ck` (a `Resumable` over the planned updates) the loop starts
+    from the state saved last, if any, and offers its state after every update; the history
+    then also holds the wall and CPU seconds spent before the resume (`prior_wall_s`,
+    `prior_cpu_s`)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = MultVAE(mcfg).to(device)
@@ -95,12 +107,35 @@ def fit(data: dict[str, CSR], mcfg: VAEConfig, tcfg: TrainConfig, seed: int,
     step, best, best_state, best_epoch = 0, -np.inf, None, -1
     curve: list[dict[str, float]] = []
     snapshot: tuple[int, dict[str, Any]] | None = None
-    for epoch in progress(range(tcfg.epochs), desc=desc, total=tcfg.epochs):
+    # the epoch in progress: its user order, the updates done in it and their loss sums
+    first_epoch, perm, sums, n_batches = 0, None, {}, 0
+    t0, c0, prior_wall, prior_cpu = time.time(), time.process_time(), 0.0, 0.0
+    if ck is not None:
+        ck.rngs["rng"] = rng
+        st = ck.load()
+        if st is not None:
+            model.load_state_dict(st["model"])
+            opt.load_state_dict(st["opt"])
+            step, first_epoch, perm, sums, n_batches = (
+                st["step"], st["epoch"], st["perm"], st["sums"], st["n_batches"])
+            best, best_state, best_epoch = st["best"], st["best_state"], st["best_epoch"]
+            curve, snapshot = st["curve"], st["snapshot"]
+            prior_wall, prior_cpu = st["wall_s"], st["cpu_s"]
+
+    def state(epoch: int) -> dict[str, Any]:
+        return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                "epoch": epoch, "perm": perm, "sums": dict(sums), "n_batches": n_batches,
+                "best": best, "best_state": best_state, "best_epoch": best_epoch,
+                "curve": curve, "snapshot": snapshot,
+                "wall_s": prior_wall + time.time() - t0,
+                "cpu_s": prior_cpu + time.process_time() - c0}
+
+    for epoch in progress(range(first_epoch, tcfg.epochs), desc=desc,
+                          total=tcfg.epochs - first_epoch):
         model.train()
-        perm = rng.permutation(train.n_rows)
-        sums: dict[str, float] = {}
-        n_batches = 0
-        for start in range(0, train.n_rows, tcfg.batch_size):
+        if perm is None:  # a new epoch (else one resumed mid-way)
+            perm, sums, n_batches = rng.permutation(train.n_rows), {}, 0
+        for start in range(n_batches * tcfg.batch_size, train.n_rows, tcfg.batch_size):
             x = torch.from_numpy(train.dense(perm[start:start + tcfg.batch_size])).to(device)
             beta = beta_at(step, tcfg.anneal_cap, tcfg.total_anneal_steps)
             terms = loss_terms(model, x, beta)
@@ -111,6 +146,10 @@ def fit(data: dict[str, CSR], mcfg: VAEConfig, tcfg: TrainConfig, seed: int,
             n_batches += 1
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + float(v.detach())
+            if ck is not None:
+                ck.step(step, lambda e=epoch: state(e))
+        beta = beta_at(step - 1, tcfg.anneal_cap, tcfg.total_anneal_steps)  # the last update's
+        perm = None
         if snapshot_update > 0 and snapshot is None and step >= snapshot_update:
             snapshot = (epoch + 1, copy.deepcopy(model.state_dict()))
         val = evaluate(model, data["val_tr"], data["val_te"], tcfg.eval_batch_size, device)
@@ -131,27 +170,36 @@ def fit(data: dict[str, CSR], mcfg: VAEConfig, tcfg: TrainConfig, seed: int,
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
-    return model, {"curve": curve, "best_epoch": best_epoch, "best_val_ndcg@100": best,
-                   "updates": step, "snapshot": snapshot}
+    hist = {"curve": curve, "best_epoch": best_epoch, "best_val_ndcg@100": best,
+            "updates": step, "snapshot": snapshot}
+    if ck is not None:
+        hist.update(prior_wall_s=prior_wall, prior_cpu_s=prior_cpu)
+    return model, hist
 
 
 def nanmean(a: np.ndarray) -> float:
     return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
 
 
+def planned_updates(tcfg: TrainConfig, data: dict[str, CSR]) -> int:
+    """Adam updates of a run that trains every epoch."""
+    return tcfg.epochs * -(-data["train"].n_rows // tcfg.batch_size)
+
+
 def run(cfg: Settings, data: dict[str, CSR], dataset: str, variant: str, seed: int,
-        device: str = "cpu", log: Callable[[str], None] = print, snapshot: bool = False
-        ) -> tuple[dict[str, Any], MultVAE, MultVAE | None]:
+        device: str = "cpu", log: Callable[[str], None] = print, snapshot: bool = False,
+        ck: Resumable | None = None) -> tuple[dict[str, Any], MultVAE, MultVAE | None]:
     """Train one (dataset, variant, seed) on `data`, the seed's split: the run record
     (JSON-ready), the best model, and with `snapshot` the model after
-    `proximity.early_fraction` of the planned updates."""
+    `proximity.early_fraction` of the planned updates. `ck`: resume the training loop (`fit`)."""
     split = cfg.data_protocol.split_of(seed)
     mcfg, tcfg = variant_configs(cfg, variant, data["train"].n_items)
     t0, c0 = time.time(), time.process_time()
-    planned = tcfg.epochs * -(-data["train"].n_rows // tcfg.batch_size)
+    planned = planned_updates(tcfg, data)
     at = max(1, round(cfg.proximity.early_fraction * planned)) if snapshot else 0
     model, hist = fit(data, mcfg, tcfg, seed, device, log, desc=f"{dataset}/{variant}/s{seed}",
-                      snapshot_update=at)
+                      snapshot_update=at, ck=ck)
+    prior_wall, prior_cpu = hist.pop("prior_wall_s", 0.0), hist.pop("prior_cpu_s", 0.0)
     early = None
     snap = hist.pop("snapshot")
     if snap is not None:
@@ -169,11 +217,13 @@ def run(cfg: Settings, data: dict[str, CSR], dataset: str, variant: str, seed: i
     return {
         "dataset": dataset, "variant": variant, **unit,
         "split_seed": cfg.data_protocol.seed_of_split(split), "device": device,
-        "model": vars(mcfg), "train": vars(tcfg), **hist,
+        # how often the state is saved changes no result: not part of the record
+        "model": vars(mcfg), "train": settings_key(vars(tcfg)), **hist,
         "test": means, "val": {k: nanmean(v) for k, v in val.items()},
         "per_user": {k: [None if np.isnan(x) else float(x) for x in v] for k, v in test.items()},
         "user_activity": (data["test_tr"].counts() + data["test_te"].counts()).tolist(),
-        "wall_s": time.time() - t0, "cpu_s": time.process_time() - c0, "records": records,
+        "wall_s": prior_wall + time.time() - t0, "cpu_s": prior_cpu + time.process_time() - c0,
+        "records": records,
     }, model, early
 
 
@@ -212,16 +262,26 @@ def main(argv: list[str] | None = None) -> None:
     limit_cpu_threads(1)
     seed_everything(a.seed)
     log = get_logger(f"vaecf.train.{a.variant}", a.log)
-    result, model, early = run(cfg, load_data(a.data), a.dataset, a.variant, a.seed, device,
-                               log.info, snapshot=a.save_model)
-    result["scale"] = a.scale
-    with atomic_path(a.out) as tmp:
-        tmp.mkdir()
-        if a.save_model:
-            save_model(model.cpu(), tmp / "model.pt")
-            if early is not None:
-                save_model(early.cpu(), tmp / "model_early.pt")
-        write_json(tmp / "run.json", result)
+    data = load_data(a.data)
+    mcfg, tcfg = variant_configs(cfg, a.variant, data["train"].n_items)
+    key = {"job": "vaecf.train", "dataset": a.dataset, "variant": a.variant, "seed": a.seed,
+           "device": device, "save_model": a.save_model, "model": vars(mcfg),
+           "train": settings_key(vars(tcfg)),
+           "data_protocol": dataclasses.asdict(cfg.data_protocol),
+           "early_fraction": cfg.proximity.early_fraction}
+    with Resumable(a.out, key, every=tcfg.checkpoint_every, total=planned_updates(tcfg, data),
+                   inputs=[a.data], what=f"{a.dataset}/{a.variant} seed {a.seed}",
+                   map_location=device) as ck:
+        result, model, early = run(cfg, data, a.dataset, a.variant, a.seed, device, log.info,
+                                   snapshot=a.save_model, ck=ck)
+        result["scale"] = a.scale
+        with atomic_path(a.out) as tmp:
+            tmp.mkdir()
+            if a.save_model:
+                save_model(model.cpu(), tmp / "model.pt")
+                if early is not None:
+                    save_model(early.cpu(), tmp / "model_early.pt")
+            write_json(tmp / "run.json", result)
     log.info(f"wrote {a.out}: test {result['test']} best epoch {result['best_epoch']} "
              f"({result['wall_s']:.1f} s)")
 
