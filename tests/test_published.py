@@ -98,6 +98,8 @@ def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
         f.write("\n# a comment\n")
     with open(root / "src/repro/core/provenance.py", "a") as f:  # records how, not what
         f.write("\nX = 1\n")
+    with open(root / "workflow/modules/rlvr.smk", "a") as f:  # a module this paper does not use
+        f.write("\nX = 1\n")
     row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
     assert not row["stale"], row["why"]
     git(root, "checkout", "-q", "--", ".")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,7 +34,8 @@ SPEC = "claims_spec.json"
 # depends on (its own rule file is added per paper): for `status` (stale or not). Schemas are
 # not among them: they only validate, and the settings a run used are compared by their hash;
 # nor is workflow/rules/common.smk (validation, the lock guard, job environments, GPU pool).
-WORKFLOW_FILES = ("Snakefile", "workflow/modules")
+WORKFLOW_FILES = ("Snakefile",)
+# plus each module of workflow/modules/ that the paper's rule file uses (`module <name>:`)
 # Code whose effect on the published results `status` checks by recomputing them: a change to
 # it makes the results stale only if the ledger it gives on the published records differs.
 LEDGER_CODE = "src/repro/core/claims.py"
@@ -159,7 +161,11 @@ def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
     jobs = plan(repo, f"paper_{pid}", {"scale": scale, "papers": pid}, forceall=True)
     files = {i for j in jobs for i in j.inputs if i.startswith(("src/", "config/"))}
     own = f"workflow/rules/{pid}.smk"
-    return sorted(files | {f for f in (*WORKFLOW_FILES, own) if (repo / f).exists()})
+    rules = (repo / own).read_text() if (repo / own).exists() else ""
+    modules = [f"workflow/modules/{m.stem}.smk" for m in sorted((repo / "workflow/modules")
+                                                                 .glob("*.smk"))
+               if re.search(rf"^module\s+{re.escape(m.stem)}\s*:", rules, re.M)]
+    return sorted(files | {f for f in (*WORKFLOW_FILES, own, *modules) if (repo / f).exists()})
 
 
 def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | None:
