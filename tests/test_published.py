@@ -103,8 +103,12 @@ def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
     row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
     assert not row["stale"], row["why"]
     git(root, "checkout", "-q", "--", ".")
-    # the paper's code changes: stale, naming the file
+    # a comment in the paper's code cannot change a result: current; a statement can: stale
     edit(root / f"src/repro/papers/{PAPER}/run.py")
+    assert not {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[
+        PAPER, "tiny"]["stale"]
+    with open(root / f"src/repro/papers/{PAPER}/run.py", "a") as f:
+        f.write("\nX = 1\n")
     row = {(r["paper"], r["scale"]): r for r in pub.status(root, [PAPER])}[PAPER, "tiny"]
     assert row["stale"] and f"src/repro/papers/{PAPER}/run.py" in row["why"]
     git(root, "checkout", "-q", "--", ".")

@@ -19,6 +19,8 @@ REF_SEED = SEEDS[0]  # the unpruned model needs no calibration; its seed seeds n
 MODEL_DIR = f"{P.out}/models/seed{{model}}"
 # The modules each job imports (their edits rerun exactly the jobs that run them).
 JOB_CODE = [*P.src("model", "data"), *P.job, *core("tokenizers", "device")]
+# training and calibration save resumable state (repro.core.checkpoint)
+RESUMABLE_CODE = core("checkpoint")
 EVAL_CODE = [*P.src("evaluate", "benchmarks", "prune", "merge"), *JOB_CODE]
 P.phases(
     {
@@ -60,7 +62,7 @@ rule fetch:
 
 rule train:
     input:
-        code=[*P.src("train"), *JOB_CODE],
+        code=[*P.src("train"), *JOB_CODE, *RESUMABLE_CODE],
         config=P.config,
         docs=rules.fetch.output.docs,
     output:
@@ -89,7 +91,7 @@ rule train:
 
 rule observe:
     input:
-        code=[*P.src("observe"), *JOB_CODE],
+        code=[*P.src("observe"), *JOB_CODE, *RESUMABLE_CODE],
         config=P.config,
         docs=rules.fetch.output.docs,
         calibration=rules.fetch.output.calibration,

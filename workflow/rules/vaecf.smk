@@ -133,7 +133,7 @@ rule prepare:
 
 rule train:
     input:
-        code=[*P.src("train", "metrics"), *CODE],
+        code=[*P.src("train", "metrics"), *CODE, *core("checkpoint")],
         config=P.config,
         # the seed's own split
         data=lambda w: PREPARED.format(dataset=w.dataset, split=SPLIT_OF[int(w.seed)]),
