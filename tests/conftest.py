@@ -25,7 +25,10 @@ PAPERS = registered_papers(REPO)
 # `scontrol show config` then (for its --help text only), which waits ~9 s where a slurm.conf
 # names a controller that is down. An empty SLURM_CONF makes scontrol fail at once: every process
 # the suite starts gets one, except the SLURM tests' (slurm_env), which need the machine's own.
-MACHINE_SLURM_CONF = os.environ.get("SLURM_CONF")
+# The machine's own value is kept in REPRO_MACHINE_SLURM_CONF, which xdist workers inherit (they
+# start with the controller's environment, where SLURM_CONF is already the empty one).
+os.environ.setdefault("REPRO_MACHINE_SLURM_CONF", os.environ.get("SLURM_CONF", ""))
+MACHINE_SLURM_CONF = os.environ["REPRO_MACHINE_SLURM_CONF"] or None
 os.environ["SLURM_CONF"] = os.devnull
 
 
