@@ -32,7 +32,8 @@ if what == "raise":
 if what == "exec":
     os.execvp("sh", ["sh", "-c", "echo from-exec; exit 7"])
 if what == "sleep":
-    open(sys.argv[2], "w").write(str(os.getpid()))
+    open(sys.argv[2] + ".tmp", "w").write(str(os.getpid()))
+    os.replace(sys.argv[2] + ".tmp", sys.argv[2])  # whole, or not there yet
     time.sleep(60)
 '''
 
