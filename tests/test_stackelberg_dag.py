@@ -92,7 +92,21 @@ def test_tiny_dag_outputs(tiny_stackelberg):
     assert set(run["regret"]["oracle"].values()) == {0.0}
     c = run["curves"]["oful"]
     assert c["t"][-1] == max(s["horizons"]) and len(c["t"]) == len(c["regret"]) > 3
-
+    # the wide-horizon environment: its own horizons, its own table, not in the main one
+    wide_T = s["environments"]["wide"]["horizons"]
+    assert wide_T != s["horizons"] and "wide" not in set(regret["environment"])
+    wide = json.loads((out / "runs/wide/seed0.json").read_text())
+    assert set(wide["regret"]) == {"oful", "harris_etc"}
+    assert all(set(v) == {str(T) for T in wide_T} for v in wide["regret"].values())
+    table = pd.read_csv(out / "tables/regret_wide.csv")
+    assert [f"R({T})" for T in wide_T] == [c for c in table.columns if c.startswith("R(")]
+    assert set(table["environment"]) == {"wide"}
+    records = {(r["method"], r["metric"]): r["value"]
+               for r in json.loads((out / "records.json").read_text())
+               if r["method"].startswith("wide/")}
+    slope = records[("wide/harris_etc", "slope")]
+    assert abs(records[("wide/harris_etc", "growth_over_sqrt")] - (slope - 0.5)) < 1e-12
+    assert abs(records[("wide/harris_etc", "growth_over_two_thirds")] - (slope - 2 / 3)) < 1e-12
 
 
 def test_editing_an_algorithm_reruns_every_run_and_the_report(tiny_stackelberg, tmp_path):

@@ -109,10 +109,12 @@ rule tuned:
 
 TABLES = [
     f"{P.out}/tables/{t}.{ext}"
-    for t in ("regret", "slopes", "paper_reported", "tuned")
+    for t in ("regret", "regret_wide", "slopes", "paper_reported", "tuned")
     for ext in ("csv", "md")
 ]
-FIGURES = [f"{P.out}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T")]
+FIGURES = [
+    f"{P.out}/figures/{f}.png" for f in ("regret_curves", "regret_vs_T", "normalised_regret")
+]
 
 
 rule report:

@@ -76,6 +76,7 @@ from repro.papers.stackelberg.settings import (
     LogDetFTRLConfig,
     OFULConfig,
     Settings,
+    env_horizons,
     load,
 )
 
@@ -129,7 +130,8 @@ def make_learners(cfg: Settings, env: Any, env_name: str, seed: int
                   ) -> dict[str, tuple[Any, int, np.random.Generator]]:
     """name -> (learner, horizon, rng); explore-then-commit once per horizon (`harris_etc@T`)."""
     algos = cfg.environments[env_name].algorithms
-    T_max = max(cfg.horizons)
+    horizons = env_horizons(cfg, env_name)
+    T_max = horizons[-1]
     none = np.random.default_rng(0)  # deterministic learners never draw from it
     out: dict[str, tuple[Any, int, np.random.Generator]] = {}
     if "oful" in algos:
@@ -145,7 +147,7 @@ def make_learners(cfg: Settings, env: Any, env_name: str, seed: int
             raise SystemExit(f"{env_name}: harris_etc needs context-free follower best "
                              "responses (Harris et al.'s bandit setting); drop it from algorithms")
         h = cfg.harris_etc
-        for T in sorted(cfg.horizons):
+        for T in horizons:
             out[f"harris_etc@{T}"] = (ExploreThenCommit(env, T, explore_scale=h.explore_scale,
                                                         log_factor=h.log_factor), T, none)
     if "full_info" in algos:
@@ -163,7 +165,7 @@ def run(cfg: Settings, env_name: str, seed: int, log: Any = print
     """The job: (result, seconds spent per algorithm and on the arms); see module docstring."""
     spec = cfg.environments[env_name]
     env = make_env(spec, rng_for(seed, env_name, INSTANCE))
-    horizons = sorted(cfg.horizons)
+    horizons = env_horizons(cfg, env_name)
     T_max = horizons[-1]
     extra: dict[str, Any] = {}
     adversary_seconds = 0.0
@@ -307,7 +309,7 @@ def run_tuning(cfg: Settings, seed: int, log: Any = print) -> dict[str, Any]:
         for a, by_T in _run_configs(cfg, seed, chosen, log).items():
             regret[a][label] = by_T
     return {"env": cfg.ablation.env, "seed": seed, "role": "tune",
-            "horizons": sorted(cfg.horizons), "regret": regret, "constants": configs}
+            "horizons": env_horizons(cfg, cfg.ablation.env), "regret": regret, "constants": configs}
 
 
 def select_constants(tuning: list[dict[str, Any]], tuning_seeds: list[int]
@@ -341,7 +343,7 @@ def run_tuned(cfg: Settings, seed: int, tuning: list[dict[str, Any]],
     if todo:
         regret.update(_run_configs(cfg, seed, todo, log))
     return {"env": cfg.ablation.env, "seed": seed, "role": "eval",
-            "horizons": sorted(cfg.horizons), "selection": sel,
+            "horizons": env_horizons(cfg, cfg.ablation.env), "selection": sel,
             "regret": {a: regret[a] for a in sel}, "copied_from_main_run": sorted(copied)}
 
 

@@ -44,6 +44,8 @@ class EnvConfig:
     type_distribution: str  # uniform or dirichlet (per seed)
     algorithms: list[str]  # the algorithms run on it
     seeds: list[int] | None = None  # its own seeds (None: the global `seeds`)
+    horizons: list[int] | None = None  # its own horizons (None: the global `horizons`)
+    slope_fit_from: int | None = None  # its own slope range (None: the global one)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,6 +123,17 @@ class Settings:
     logdet_ftrl: LogDetFTRLConfig  # logdet-FTRL's constants
     harris_etc: HarrisConfig  # Harris et al.'s constants
     ablation: AblationConfig  # the ablation
+
+
+def env_horizons(cfg: Settings, name: str) -> list[int]:
+    """The horizons an environment is run at, ascending (its own or the global ones)."""
+    return sorted(cfg.environments[name].horizons or cfg.horizons)
+
+
+def env_fit_from(cfg: Settings, name: str) -> int:
+    """The first horizon an environment's slopes are fitted from (its own or the global)."""
+    own = cfg.environments[name].slope_fit_from
+    return cfg.slope_fit_from if own is None else own
 
 
 def env_config(name: str, spec: Mapping[str, Any]) -> EnvConfig:
