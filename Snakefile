@@ -49,9 +49,10 @@ rule all:
 rule summary:
     input:
         claims=[getattr(rules, f"{p}_report").output.claims_json for p in PAPERS],
-        code=core("summary", "io", "claims", "provenance"),
+        code=core("summary", "io", "claims", "provenance", "forest", "plotting"),
     output:
         summary=report(f"{RESULTS}/summary.md", category="Summary"),
+        figure=report(f"{RESULTS}/summary.png", category="Summary"),
     log:
         f"{LOGS}/summary.log",
     localrule: True
@@ -64,4 +65,4 @@ rule summary:
         "Summary of every paper's claims at scale {params.scale}"
     shell:
         "python -m repro.core.summary --scale {params.scale} --papers {params.papers}"
-        " --claims {input.claims} --out {output.summary} 2> {log}"
+        " --claims {input.claims} --out {output.summary} --figure {output.figure} 2> {log}"

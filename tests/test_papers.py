@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -73,7 +74,12 @@ def test_tiny_dag_outputs(pid, tiny_run):
     assert figures
     for f in figures:
         assert (root / f).read_bytes()[:8] == PNG, f
-    assert list((root / f"logs/tiny/{pid}").glob("*.log"))
+    logs = list((root / f"logs/tiny/{pid}").glob("*.log"))
+    assert logs
+    # every job's log ends with its wall time and peak memory (repro.core.progress.job_footer)
+    for log in logs:
+        last = log.read_text().rstrip("\n").rsplit("\n", 1)[-1]
+        assert re.match(r"job finished: wall time \d+\.\d s, peak memory \d+ MB", last), (log, last)
 
 
 def test_every_result_carries_its_provenance(pid, tiny_run):

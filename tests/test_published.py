@@ -36,6 +36,28 @@ def test_published_ledger_recomputes_from_its_records(published):
 
 
 @pytest.mark.parametrize("published", PUBLISHED, ids=[_ids(d) for d in PUBLISHED])
+def test_published_claims_figure_is_drawn_from_its_verdicts(published, tmp_path):
+    pid, scale = published.parent.parent.name, published.name
+    fresh = pub.draw_claims(REPO, pid, scale, tmp_path / "claims.svg")
+    assert fresh.read_bytes() == (published / pub.FIGURE).read_bytes(), (
+        f"{pid} {scale}: the claims figure is not what core/forest.py draws from the published "
+        f"verdicts: python -m repro publish {pid} --scale {scale}")
+    svg = fresh.read_text()
+    claims = json.loads((published / "claims.json").read_text())["claims"]
+    assert all(c["id"] in svg for c in claims)  # SVG text stays text: one row per claim
+
+
+@pytest.mark.parametrize("scale", sorted({d.name for d in PUBLISHED}))
+def test_summary_figure_covers_every_published_paper(scale, tmp_path):
+    fresh = pub.draw_summary(REPO, scale, tmp_path / "summary.svg")
+    committed = pub.summary_figure(REPO, scale)
+    assert committed.exists() and fresh.read_bytes() == committed.read_bytes(), (
+        f"{committed} is not the figure of the published {scale} ledgers: publish again")
+    svg = fresh.read_text()
+    assert all(d.parent.parent.name in svg for d in PUBLISHED if d.name == scale)
+
+
+@pytest.mark.parametrize("published", PUBLISHED, ids=[_ids(d) for d in PUBLISHED])
 def test_paper_readme_shows_what_is_published(published):
     pid, scale = published.parent.parent.name, published.name
     readme = (REPO / "src/repro/papers" / pid / "README.md").read_text()

@@ -49,4 +49,6 @@ def test_all_runs_only_the_summary_over_finished_papers(request, tmp_path):
         assert claims and text.count(f"| {pid} |") == len(claims), pid
         for c in claims:
             assert f"**{c['verdict']}**" in text
+    # the figure: claims per paper by verdict
+    assert (root / "results/tiny/summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert planned_jobs(root, "all") == {}

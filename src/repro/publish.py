@@ -42,6 +42,16 @@ LEDGER_CODE = "src/repro/core/claims.py"
 # Code that records how a result was made (provenance footers, the environment's lock check),
 # never a value in it: a change there does not make published results stale.
 METADATA_CODE = ("src/repro/core/provenance.py", "src/repro/core/lockfile.py")
+# Code that only draws the ledger (the claims figure): publish redraws it from the published
+# verdicts, so a change there does not make published results stale either.
+FIGURE_CODE = ("src/repro/core/forest.py",)
+FIGURE = "claims.svg"  # the published claims figure (SVG: small, text, diffable)
+
+
+def summary_figure(repo: Path, scale: str) -> Path:
+    """Where the figure of every published ledger at `scale` lives (the repo README shows the
+    small one)."""
+    return repo / "docs" / f"published_{scale}.svg"
 
 
 class PublishError(Exception):
@@ -66,7 +76,8 @@ def readme_block(repo: Path, pid: str, scale: str) -> str:
              f"<!-- written by `python -m repro publish {pid} --scale {scale}` from {rel}/; "
              "do not edit by hand -->", "",
              f"### Published results at scale `{scale}`", "",
-             _demote(strip_footer((d / "claims.md").read_text()).strip()), ""]
+             _demote(strip_footer((d / "claims.md").read_text()).strip()), "",
+             f"![{pid}: claims at scale {scale} (forest plot)]({rel}/{FIGURE})", ""]
     for t in sorted((d / "tables").glob("*.md")):
         parts += [f"#### Table `{t.stem}`", "", strip_footer(t.read_text()).strip(), ""]
     prov = load_provenance(d / "claims.json")
@@ -127,8 +138,34 @@ def publish(repo: Path, pid: str, scale: str, results_dir: str = "results") -> l
         written.append(target)
     write_json(dest / SPEC, cfg.get("claims", []))
     written.append(dest / SPEC)
+    written += [draw_claims(repo, pid, scale), draw_summary(repo, scale)]
     written.append(update_readme(repo, pid, scale))
     return written
+
+
+def draw_claims(repo: Path, pid: str, scale: str, path: Path | None = None) -> Path:
+    """The published claims figure, drawn from the published verdicts."""
+    from repro.core.forest import plot_claims
+
+    d = published_dir(repo, pid, scale)
+    path = path or d / FIGURE
+    plot_claims(read_claims(d / "claims.json")[0], path, f"{pid}: claims at scale {scale}",
+                fmt="svg")
+    return path
+
+
+def draw_summary(repo: Path, scale: str, path: Path | None = None) -> Path:
+    """Claims per paper by verdict over every published ledger at `scale`."""
+    from repro.core.forest import plot_summary
+
+    by_paper = {d.parent.parent.name: read_claims(d / "claims.json")[0]
+                for d in sorted((repo / "src" / "repro" / "papers").glob(f"*/results/{scale}"))
+                if (d / "claims.json").exists()}
+    path = path or summary_figure(repo, scale)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plot_summary(by_paper, path, f"Published results at scale {scale}: claims per paper by "
+                 "verdict", fmt="svg")
+    return path
 
 
 def recompute_ledger(repo: Path, pid: str, scale: str) -> str:
@@ -218,7 +255,7 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
                 elif changed is None:
                     why.append(f"computed at {commit[:10]}, which this checkout does not have")
                 else:
-                    changed = [f for f in changed if f not in METADATA_CODE]
+                    changed = [f for f in changed if f not in (*METADATA_CODE, *FIGURE_CODE)]
                     if LEDGER_CODE in changed and ledger_is_current(repo, pid, scale):
                         changed.remove(LEDGER_CODE)  # it changed, not the published ledger
                 if changed:

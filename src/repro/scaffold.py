@@ -197,7 +197,11 @@ FIGURES = [f"{P.out}/figures/errors.png"]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         evals=expand(rules.evaluate.output.metrics, method=METHODS, seed=SEEDS),
     output:

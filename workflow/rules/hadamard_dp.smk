@@ -169,7 +169,11 @@ FIGURES = [
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         grid=expand(rules.grid.output.cell, metric=METRICS, m=MS),
         realdata=rules.realdata.output.result,

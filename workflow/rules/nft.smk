@@ -89,7 +89,9 @@ rule report:
         code=[
             *P.src("report"),
             *P.job,
-            *core("tables", "claims", "provenance", "plotting", "metrics", "rlvr/reporting"),
+            *core(
+                "tables", "claims", "forest", "provenance", "plotting", "metrics", "rlvr/reporting"
+            ),
         ],
         config=P.config,
         equivalence=rules.equivalence.output.result,

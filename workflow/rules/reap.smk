@@ -211,7 +211,11 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("compression", "router")]
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         models=expand(rules.train.output.model, model=MODELS),
         observations=expand(rules.observe.output.summary, model=MODELS, seed=SEEDS),

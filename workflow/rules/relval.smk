@@ -89,7 +89,7 @@ rule report:
         code=[
             *P.src("report", "theory"),
             *P.job,
-            *core("tables", "claims", "provenance", "plotting"),
+            *core("tables", "claims", "forest", "provenance", "plotting"),
         ],
         config=P.config,
         theory=rules.theory.output.result,

@@ -95,7 +95,9 @@ rule report:
         code=[
             *P.src("report", "plots"),
             *P.job,
-            *core("tables", "claims", "provenance", "plotting", "metrics", "rlvr/reporting"),
+            *core(
+                "tables", "claims", "forest", "provenance", "plotting", "metrics", "rlvr/reporting"
+            ),
         ],
         config=P.config,
         toy=rules.toy.output.metrics,

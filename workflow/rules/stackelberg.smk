@@ -119,7 +119,11 @@ FIGURES = [
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         runs=RUNS,
         tuning=TUNING,

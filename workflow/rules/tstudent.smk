@@ -131,7 +131,11 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("curves", "recovery", "attention
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         runs=RUNS,
         digits=DIGITS_RUNS,

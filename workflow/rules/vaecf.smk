@@ -211,7 +211,11 @@ FIGURES = [
 
 rule report:
     input:
-        code=[*P.src("report"), *P.job, *core("tables", "claims", "provenance", "plotting")],
+        code=[
+            *P.src("report"),
+            *P.job,
+            *core("tables", "claims", "forest", "provenance", "plotting"),
+        ],
         config=P.config,
         stats=expand(rules.prepare.output.stats, dataset=DATASETS, split=SPLITS),
         sources=expand(rules.fetch.output.source, dataset=DATASETS),

@@ -264,6 +264,7 @@ def _evaluate(claim: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dic
         "paper": claim.get("paper", ""),
         "comparison": f"{left_label} {op} {right_label}",
         **({"interpretation": claim["interpretation"]} if claim.get("interpretation") else {}),
+        **({"paper_diff": float(claim["paper_diff"])} if "paper_diff" in claim else {}),
         "p_value": None,
         "p_two_sided": None,
     }
@@ -405,7 +406,8 @@ def write_ledger(
     bench_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Evaluate `claims` on `records`; write claims.json (the verdicts and the run's provenance),
-    claims.md and records.json; stamp the provenance on every table and figure under `out`.
+    claims.md, records.json and the claims figure (figures/claims.png); stamp the provenance
+    on every table and figure under `out`.
     The last step of every report. `settings` default to the paper's resolved config at
     `scale`, `bench_dir` to logs/<scale>/<paper>/benchmarks (the jobs' wall times)."""
     from repro.core import provenance
@@ -424,6 +426,9 @@ def write_ledger(
                                      "provenance": prov})
     write_text(out / "claims.md", claims_markdown(paper, scale, results) + provenance.footer(prov))
     write_json(out / "records.json", records)
+    from repro.core.forest import plot_claims
+
+    plot_claims(results, out / "figures" / "claims.png", f"{paper}: claims at scale {scale}")
     provenance.stamp_outputs(out, prov)
     return results
 

@@ -51,7 +51,11 @@ def load_settings(path: str | Path, scale: str) -> dict[str, Any]:
 
 def job_parser(description: str, log: bool = False) -> argparse.ArgumentParser:
     """The arguments every job CLI takes (its paper config, the scale, the output path);
-    each CLI adds its own. `log=True` adds an optional --log file."""
+    each CLI adds its own. `log=True` adds an optional --log file. Building it installs the
+    footer that ends the job's log with its wall time and peak memory."""
+    from repro.core.progress import job_footer
+
+    job_footer()
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--config", required=True, type=Path, help="config/papers/<id>.yaml")
     ap.add_argument("--scale", required=True, choices=SCALES)

@@ -17,8 +17,13 @@ def subplots(*args, **kwargs):
     return plt.subplots(*args, **kwargs)
 
 
-def save_figure(fig, path: str | Path, dpi: int = 120) -> None:
-    """Save without timestamps in the metadata, so the same data gives the same bytes."""
+def save_figure(fig, path: str | Path, dpi: int = 120, fmt: str = "png") -> None:
+    """Save without timestamps in the metadata, so the same data gives the same bytes (SVG:
+    text kept as text and element ids from a fixed salt, so it is small and diffable)."""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=dpi, format="png", metadata={"Software": None})
+        if fmt == "svg":
+            with matplotlib.rc_context({"svg.hashsalt": "repro", "svg.fonttype": "none"}):
+                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+        else:
+            fig.savefig(tmp, dpi=dpi, format=fmt, metadata={"Software": None})
     plt.close(fig)

@@ -1,4 +1,5 @@
-"""results/<scale>/summary.md: one row per paper and claim, from each paper's claims.json."""
+"""results/<scale>/summary.md: one row per paper and claim, from each paper's claims.json, and
+results/<scale>/summary.png: claims per paper by verdict (repro.core.forest.plot_summary)."""
 
 from __future__ import annotations
 
@@ -49,15 +50,24 @@ def summary_markdown(scale: str, papers: list[str], claim_files: list[str]) -> s
 
 
 def main(argv: list[str] | None = None) -> None:
+    from repro.core.progress import job_footer
+
+    job_footer()
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--papers", nargs="+", required=True)
     ap.add_argument("--claims", nargs="+", required=True, help="claims.json, one per paper")
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--figure", type=Path, help="summary.png: claims per paper by verdict")
     a = ap.parse_args(argv)
     if len(a.papers) != len(a.claims):
         ap.error("--papers and --claims must have the same length")
     write_text(a.out, summary_markdown(a.scale, a.papers, a.claims))
+    if a.figure:
+        from repro.core.forest import plot_summary
+
+        plot_summary({p: read_claims(f)[0] for p, f in zip(a.papers, a.claims, strict=True)},
+                     a.figure, f"Claims per paper by verdict (scale {a.scale})")
 
 
 if __name__ == "__main__":

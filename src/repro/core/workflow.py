@@ -190,13 +190,16 @@ class Paper:
     def report_outputs(self, tables: list[str], figures: list[str], category: str
                        ) -> dict[str, Any]:
         """What every paper's report writes: its tables and figures (shown in the Snakemake
-        report under `category`), the claims ledger (claims.md, claims.json) and records.json."""
+        report under `category`), the claims ledger (claims.md, claims.json), its figure
+        (figures/claims.png, repro.core.forest) and records.json."""
         from snakemake.io import report
 
         return {
             "tables": [report(t, category=category, subcategory="tables") for t in tables],
             "figures": [report(f, category=category, subcategory="figures") for f in figures],
             "claims": report(f"{self.out}/claims.md", category=category, subcategory="claims"),
+            "claims_figure": report(f"{self.out}/figures/claims.png", category=category,
+                                    subcategory="claims"),
             "claims_json": f"{self.out}/claims.json",
             "records": f"{self.out}/records.json",
         }

@@ -58,6 +58,7 @@ import torch
 from torch import nn
 
 from repro.core.checkpoint import Resumable
+from repro.core.progress import progress
 from repro.papers.relval.agent import ActorCritic
 from repro.papers.relval.envs import is_atari, make_env
 from repro.papers.relval.settings import PPOConfig, RVConfig
@@ -420,7 +421,9 @@ def _train(cfg: PPOConfig, env_id: str, agent: str, seed: int, log: Callable[[st
                 "episodes": episodes, "elapsed": time.time() - t0,
                 "envs": env_snapshot(envs), "env_state": st}
 
-    for update in range(1 + (ck.start if ck is not None else 0), n_updates + 1):
+    first = 1 + (ck.start if ck is not None else 0)
+    for update in progress(range(first, n_updates + 1), desc=f"{env_id} PPO updates",
+                           total=n_updates + 1 - first):
         if cfg.anneal_lr:
             opt.param_groups[0]["lr"] = float(cfg.lr) * (1.0 - (update - 1) / n_updates)
         net.eval()

@@ -56,7 +56,7 @@ import numpy as np
 
 from repro.core.config import job_parser, typed
 from repro.core.io import read_json, write_json
-from repro.core.progress import get_logger
+from repro.core.progress import get_logger, progress
 from repro.core.seeding import seed_everything
 from repro.papers.stackelberg.algorithms import (
     OFUL,
@@ -202,7 +202,7 @@ def run(cfg: Settings, env_name: str, seed: int, log: Any = print
     best_total = 0.0
     n_arms = []
     report_every = max(T_max // 10, 1)
-    for t in range(T_max):
+    for t in progress(range(T_max), desc=f"{env_name} seed {seed}, rounds", total=T_max):
         z, f, noise = seq.z[t], int(seq.f[t]), float(seq.noise[t])
         c0 = time.perf_counter()
         arms = env.arms(z)
