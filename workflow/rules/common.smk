@@ -22,6 +22,12 @@ guard_signals()
 check_config(config)
 setup_job_env(workflow.basedir)
 
+
+# The HTML report's front page (snakemake all --report report.html); every paper's outputs
+# carry their captions (workflow/report/, repro.core.workflow.caption_path).
+report: "../report/workflow.rst"
+
+
 SCALE = config["scale"]
 RESULTS = f"{config['results_dir']}/{SCALE}"
 LOGS = f"{config['logs_dir']}/{SCALE}"

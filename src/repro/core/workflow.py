@@ -190,16 +190,22 @@ class Paper:
     def report_outputs(self, tables: list[str], figures: list[str], category: str
                        ) -> dict[str, Any]:
         """What every paper's report writes: its tables and figures (shown in the Snakemake
-        report under `category`), the claims ledger (claims.md, claims.json), its figure
-        (figures/claims.png, repro.core.forest) and records.json."""
+        report under `category`, each with its caption: `caption_path`), the claims ledger
+        (claims.md, claims.json), its figure (figures/claims.png, repro.core.forest) and
+        records.json."""
         from snakemake.io import report
 
+        def flagged(path: str, kind: str, sub: str) -> Any:
+            caption = caption_path(self.id, kind, Path(path).stem)
+            return report(path, category=category, subcategory=sub,
+                          caption=str(caption) if caption.exists() else None)
+
         return {
-            "tables": [report(t, category=category, subcategory="tables") for t in tables],
-            "figures": [report(f, category=category, subcategory="figures") for f in figures],
-            "claims": report(f"{self.out}/claims.md", category=category, subcategory="claims"),
-            "claims_figure": report(f"{self.out}/figures/claims.png", category=category,
-                                    subcategory="claims"),
+            "tables": [flagged(t, "tables", "tables") for t in tables],
+            "figures": [flagged(f, "figures", "figures") for f in figures],
+            "claims": flagged(f"{self.out}/claims.md", "ledger", "claims"),
+            "claims_figure": flagged(f"{self.out}/figures/claims.png", "ledger_figure",
+                                     "claims"),
             "claims_json": f"{self.out}/claims.json",
             "records": f"{self.out}/records.json",
         }
@@ -215,6 +221,24 @@ class Paper:
                                  f"{', '.join(PHASES)}"))
             for rule in rules:
                 DECLARED[f"{self.id}_{rule}"] = (self.id, phase)
+
+
+REPORT_DIR = Path(__file__).resolve().parents[3] / "workflow" / "report"
+
+
+def caption_path(pid: str, kind: str, stem: str) -> Path:
+    """The caption of one report output (absolute: rule files are modules, whose relative
+    paths would resolve from workflow/rules): workflow/report/<id>/{tables,figures}/<stem>.rst,
+    and one caption for every paper's ledger and ledger figure (workflow/report/ledger*.rst,
+    which read the paper's id from the module's config). Captions are Jinja templates that
+    Snakemake renders at report time; they include the table's own caption line and the run's
+    provenance from the results, so they say what the run was."""
+    if kind in ("ledger", "ledger_figure"):
+        return REPORT_DIR / f"{kind}.rst"
+    exact = REPORT_DIR / pid / kind / f"{stem}.rst"
+    family = REPORT_DIR / pid / kind / f"{stem.split('_', 1)[0]}.rst"
+    # one caption for a family of outputs named by their setting (curves_<env>.png)
+    return exact if exact.exists() or not family.exists() else family
 
 
 def paper(config: dict[str, Any]) -> Paper:
