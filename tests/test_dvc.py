@@ -86,6 +86,13 @@ def test_restore_in_fresh_clone_plans_nothing_with_identical_tables(producer, tm
     for t in TABLES:
         rel = f"results/tiny/rove/{t}"
         assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
+    # the HTML report is made from the restored artifacts alone: nothing recomputed or touched
+    before = {p: p.stat().st_mtime_ns for p in (fresh / "results").rglob("*") if p.is_file()}
+    snakemake(fresh, "paper_rove", "--report", "report.html")
+    html = (fresh / "report.html").read_text(errors="replace")
+    assert "results/tiny/rove/figures/claims.png" in html and "the claims ledger" in html
+    assert before == {p: p.stat().st_mtime_ns for p in (fresh / "results").rglob("*")
+                      if p.is_file()}
     # a later code edit still reruns exactly what it should
     with open(fresh / "src/repro/papers/rove/train.py", "a") as f:
         f.write("# an edit\n")

@@ -192,6 +192,23 @@ def test_full_scale_plan_builds(pid, fresh_repo):
             assert {"runtime", "mem_mb", "cpus_per_task"} <= set(j["resources"]), j["rule"]
 
 
+def test_every_report_output_has_its_caption(pid, fresh_repo):
+    """Each table and figure the report flags for the HTML report has its caption
+    (workflow/report/<id>/{tables,figures}/<stem>.rst, repro.core.workflow.caption_path), at
+    every scale (some outputs are named by the scale's settings: curves_<env>.png)."""
+    from repro.core.workflow import caption_path
+
+    missing = []
+    for scale in ("tiny", "small", "full"):
+        (report,) = [j for j in _full_plan(fresh_repo, pid, scale) if j["rule"] == f"{pid}_report"]
+        for o in map(Path, report["outputs"]):
+            kind = o.parent.name
+            if kind in ("tables", "figures") and o.stem != "claims":
+                if not caption_path(pid, kind, o.stem).exists():
+                    missing.append(f"{scale}: {kind}/{o.stem}")
+    assert not missing, f"{pid}: no caption in workflow/report/{pid}/ for " + ", ".join(missing)
+
+
 def test_every_rule_belongs_to_a_phase(pid, fresh_repo):
     for scale in ("tiny", "small"):
         jobs = _full_plan(fresh_repo, pid, scale)

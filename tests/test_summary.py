@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import PAPERS, REPO, copy_finished, copy_repo, plan, planned_jobs, snakemake
+from conftest import PAPERS, REPO, copy_finished, copy_repo, planned_jobs, snakemake
 
 from repro.core.claims import load_claims
 
@@ -92,24 +92,6 @@ def test_report_has_every_paper_with_captions(html_report):
     for caption in ("the claims ledger", "the claims figure", "What it shows", "Provenance"):
         assert caption in html, caption
     assert "System Message" not in html  # docutils' mark of a caption it could not render
-
-
-def test_every_report_output_has_its_caption():
-    """Each table and figure a paper's report flags for the HTML report has a caption file
-    (workflow/report/<id>/{tables,figures}/<stem>.rst), at every scale."""
-    from repro.core.workflow import caption_path
-
-    missing = []
-    for pid in PAPERS:
-        for scale in ("tiny", "small", "full"):
-            (report,) = [j for j in plan(REPO, f"paper_{pid}", scale=scale, forceall=True)
-                         if j["rule"] == f"{pid}_report"]
-            for o in map(Path, report["outputs"]):
-                kind = o.parent.name
-                if kind in ("tables", "figures") and o.stem != "claims":
-                    if not caption_path(pid, kind, o.stem).exists():
-                        missing.append(f"{pid} {scale}: {kind}/{o.stem}")
-    assert not missing, "no caption (workflow/report/<id>/...): " + ", ".join(missing)
 
 
 def _chromium() -> str | None:
