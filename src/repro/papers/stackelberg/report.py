@@ -126,21 +126,31 @@ def _algs(runs: list[dict[str, Any]]) -> list[str]:
     return [a for a in ORDER if a in present]
 
 
+def _regret_row(v: dict[tuple[str, str], list[float]], env: str, alg: str,
+                horizons: list[int]) -> dict[str, Any]:
+    """An environment x algorithm row: R(T) at each horizon and the fitted slope."""
+    m = f"{env}/{alg}"
+    row: dict[str, Any] = {"environment": env, "algorithm": LABELS[alg]}
+    for T in horizons:
+        row[f"R({T})"] = pm(v[(m, f"regret_T{T}")], 3, "g")
+    row["slope (ours)"] = pm(v[(m, "slope")], 3, "g")
+    return row
+
+
+def _paper_exponent(reported: list[dict[str, Any]], alg: str) -> float | None:
+    rate = PAPER_RATE.get(alg)
+    return paper_value(reported, rate, "regret_exponent", RATE_SETTING) if rate else None
+
+
 def regret_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str, Any]]],
                  horizons: list[int], reported: list[dict[str, Any]]) -> pd.DataFrame:
     v = _vals(records)
     rows = []
     for env, runs in runs_by.items():
         for alg in _algs(runs):
-            m = f"{env}/{alg}"
-            row: dict[str, Any] = {"environment": env, "algorithm": LABELS[alg]}
-            for T in horizons:
-                row[f"R({T})"] = pm(v[(m, f"regret_T{T}")], 3, "g")
-            row["slope (ours)"] = pm(v[(m, "slope")], 3, "g")
-            rate = PAPER_RATE.get(alg)
-            row["exponent (paper)"] = (paper_value(reported, rate, "regret_exponent",
-                                                   RATE_SETTING) if rate else None)
-            row["seeds"] = len(v[(m, f"regret_T{horizons[-1]}")])
+            row = _regret_row(v, env, alg, horizons)
+            row["exponent (paper)"] = _paper_exponent(reported, alg)
+            row["seeds"] = len(v[(f"{env}/{alg}", f"regret_T{horizons[-1]}")])
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -154,16 +164,11 @@ def wide_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str, 
     for env, runs in runs_by.items():
         for alg in _algs(runs):
             m = f"{env}/{alg}"
-            row: dict[str, Any] = {"environment": env, "algorithm": LABELS[alg]}
-            for T in (int(h) for h in runs[0]["horizons"]):
-                row[f"R({T})"] = pm(v[(m, f"regret_T{T}")], 3, "g")
+            row = _regret_row(v, env, alg, [int(h) for h in runs[0]["horizons"]])
             row["fitted over T >="] = fit_from[env]
-            row["slope (ours)"] = pm(v[(m, "slope")], 3, "g")
             row["growth of R/T^(1/2)"] = pm(v[(m, "growth_over_sqrt")], 3, "g")
             row["growth of R/T^(2/3)"] = pm(v[(m, "growth_over_two_thirds")], 3, "g")
-            rate = PAPER_RATE.get(alg)
-            row["exponent (paper)"] = (paper_value(reported, rate, "regret_exponent",
-                                                   RATE_SETTING) if rate else None)
+            row["exponent (paper)"] = _paper_exponent(reported, alg)
             row["seeds"] = len(runs)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -179,7 +184,6 @@ def slopes_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str
             s = v[(m, "slope")]
             if not s:
                 continue
-            rate = PAPER_RATE.get(alg)
             lo, hi = (np.quantile(s, [0.025, 0.975]) if len(s) > 1 else (s[0], s[0]))
             rows.append({
                 "environment": env, "algorithm": LABELS[alg],
@@ -189,8 +193,7 @@ def slopes_table(records: list[dict[str, Any]], runs_by: dict[str, list[dict[str
                 "median": float(np.median(s)), "min": float(np.min(s)),
                 "max": float(np.max(s)), "2.5%-97.5% of seeds": f"[{lo:.3g}, {hi:.3g}]",
                 "slope, all T": pm(v[(m, "slope_all")], 3, "g"),
-                "exponent (paper)": (paper_value(reported, rate, "regret_exponent",
-                                                 RATE_SETTING) if rate else None),
+                "exponent (paper)": _paper_exponent(reported, alg),
                 "seeds": len(s)})
     return pd.DataFrame(rows)
 
