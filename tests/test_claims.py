@@ -312,3 +312,13 @@ def test_a_claim_that_rests_on_our_reading_says_so_in_the_ledger():
         claims_markdown("p", "tiny", [r]))
     assert "our reading" not in claims_markdown("p", "tiny", [evaluate_claim(GT, recs(
         "a", [0.5, 0.6, 0.55]) + recs("b", [0.3, 0.35, 0.32]))])
+
+
+def test_a_pipe_in_a_claim_stays_inside_its_ledger_cell():
+    claim = {**GT, "statement": "flat (|slope - 2/3| < 0.1)", "paper": "a | b",
+             "paper_diff": -0.1}
+    r = evaluate_claim(claim, recs("a", [3.0, 3.1, 3.2]) + recs("b", [1.0, 1.1, 1.0]))
+    assert r["paper_diff"] == -0.1  # kept for the claims figure
+    row = [ln for ln in claims_markdown("p", "tiny", [r]).splitlines() if "flat (" in ln][0]
+    cells = [c for c in row.replace("\\|", "").split("|")[1:-1]]
+    assert len(cells) == 10 and "\\|slope - 2/3\\|" in row and "a \\| b" in row

@@ -392,11 +392,10 @@ def claims_markdown(paper: str, scale: str, results: list[Mapping[str, Any]]) ->
         if r.get("interpretation"):
             notes = f"{notes}; our reading: {r['interpretation']}" if notes else (
                 f"our reading: {r['interpretation']}")
-        lines.append(
-            f"| {r['claim']} | `{r['comparison']}` | **{r['verdict']}** | {r['verdict_holm']} "
-            f"| {ours} | {diff} | {_g(r['p_value'], '.2g')} | {_g(r['p_holm'], '.2g')} "
-            f"| {notes} | {r['paper']} |"
-        )
+        cells = [r["claim"], f"`{r['comparison']}`", f"**{r['verdict']}**", r["verdict_holm"],
+                 ours, diff, _g(r["p_value"], ".2g"), _g(r["p_holm"], ".2g"), notes, r["paper"]]
+        # a | inside a cell (|slope - 2/3|) would end it: escaped, as Markdown tables want
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
