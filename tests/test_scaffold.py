@@ -48,6 +48,8 @@ def test_the_scaffold_touches_only_the_papers_own_files(scaffolded):
         "dvc.yaml",  # regenerated from the workflow, not edited
         f"config/papers/{PID}.yaml", f"workflow/schemas/{PID}.schema.yaml",
         f"workflow/rules/{PID}.smk", f"tests/test_{PID}_method.py",
+        *(f"workflow/report/{PID}/{f}.rst" for f in ("tables/main", "tables/paper_reported",
+                                                        "figures/errors")),
         *(pkg + f for f in ("README.md", "__init__.py", "data.py", "evaluate.py", "method.py",
                             "report.py", "settings.py", "train.py")),
     ])

@@ -456,6 +456,41 @@ def test_estimators_on_a_known_sample():
 '''
 
 
+# Report captions (workflow/report/<id>/, repro.core.workflow.caption_path): a table's shows its
+# own caption line and provenance; the figure's says what it draws (edit it with the figure).
+TABLE_CAPTION = """\
+{% set c = snakemake.config %}{% set out = c["results_dir"] ~ "/" ~ c["scale"] ~ "/$pid" %}
+**$pid: table** ``$stem`` at scale ``{{ c["scale"] }}``. What it shows and
+the setting (the table's own caption, as the report wrote it):
+
+.. raw:: html
+
+   <style>pre.literal-block { white-space: pre-wrap; font-family: inherit; }</style>
+
+.. include:: {{ out }}/tables/$stem.md
+   :end-line: 1
+   :literal:
+
+.. include:: {{ out }}/tables/$stem.md
+   :start-after: <!-- provenance -->
+   :literal:
+"""
+FIGURE_CAPTION = """\
+{% set c = snakemake.config %}{% set out = c["results_dir"] ~ "/" ~ c["scale"] ~ "/$pid" %}
+**$pid: figure** ``errors`` at scale ``{{ c["scale"] }}``. The squared error of
+each estimator, one dot per seed (the `main` table gives their mean and spread); the paper's
+numbers are not drawn.
+
+.. raw:: html
+
+   <style>pre.literal-block { white-space: pre-wrap; font-family: inherit; }</style>
+
+.. include:: {{ out }}/claims.md
+   :start-after: <!-- provenance -->
+   :literal:
+"""
+
+
 def files(pid: str, title: str) -> dict[str, str]:
     """Path (relative to the repo) -> text of every file the skeleton adds."""
     sub = {"pid": pid, "title": title.replace('"', "'")}
@@ -473,8 +508,13 @@ def files(pid: str, title: str) -> dict[str, str]:
         f"{pkg}/report.py": REPORT,
         f"{pkg}/README.md": README,
         f"tests/test_{pid}_method.py": TEST,
+        f"workflow/report/{pid}/figures/errors.rst": FIGURE_CAPTION,
     }
-    return {path: Template(text).substitute(sub) for path, text in texts.items()}
+    out = {path: Template(text).substitute(sub) for path, text in texts.items()}
+    for stem in ("main", "paper_reported"):
+        out[f"workflow/report/{pid}/tables/{stem}.rst"] = Template(TABLE_CAPTION).substitute(
+            sub, stem=stem)
+    return out
 
 
 def new_paper(repo: Path, pid: str, title: str) -> list[str]:
