@@ -95,9 +95,7 @@ def test_report_has_every_paper_with_captions(html_report):
 
 
 def _chromium() -> str | None:
-    import shutil as sh
-
-    return os.environ.get("REPRO_CHROMIUM") or sh.which("chromium") or sh.which(
+    return os.environ.get("REPRO_CHROMIUM") or shutil.which("chromium") or shutil.which(
         "chromium-browser")
 
 

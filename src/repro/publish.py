@@ -149,8 +149,7 @@ def draw_claims(repo: Path, pid: str, scale: str, path: Path | None = None) -> P
 
     d = published_dir(repo, pid, scale)
     path = path or d / FIGURE
-    plot_claims(read_claims(d / "claims.json")[0], path, f"{pid}: claims at scale {scale}",
-                fmt="svg")
+    plot_claims(read_claims(d / "claims.json")[0], path, pid, scale, fmt="svg")
     return path
 
 

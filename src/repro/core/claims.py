@@ -427,7 +427,7 @@ def write_ledger(
     write_json(out / "records.json", records)
     from repro.core.forest import plot_claims
 
-    plot_claims(results, out / "figures" / "claims.png", f"{paper}: claims at scale {scale}")
+    plot_claims(results, out / "figures" / "claims.png", paper, scale)
     provenance.stamp_outputs(out, prov)
     return results
 

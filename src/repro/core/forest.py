@@ -50,9 +50,11 @@ def claim_row(c: Mapping[str, Any]) -> dict[str, Any]:
             "text": text}
 
 
-def plot_claims(claims: Sequence[Mapping[str, Any]], path: str | Path, title: str,
+def plot_claims(claims: Sequence[Mapping[str, Any]], path: str | Path, paper: str, scale: str,
                 fmt: str = "png") -> None:
-    """The paper's forest plot (one row per claim, in ledger order) to `path`."""
+    """The paper's forest plot (one row per claim, in ledger order) to `path`: the same figure
+    from a report's fresh verdicts (png) and from the published ones (svg)."""
+    title = f"{paper}: claims at scale {scale}"
     from matplotlib.patches import Patch
 
     from repro.core.plotting import save_figure, subplots
