@@ -33,8 +33,8 @@ from repro.core.checkpoint import Resumable, resume_dir
 SRC = REPO / "src"
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONHASHSEED": "0", "SLURM_CONF": os.devnull}
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0", "SLURM_CONF": os.devnull, **(extra or {})}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     return env
 
@@ -51,19 +51,20 @@ def _python(warm: bool = True) -> str:
     return sys.executable
 
 
-def run(args: list[str], cwd: Path) -> str:
-    """`python -m <args>` to completion; its stderr."""
-    p = subprocess.run([_python(), "-m", *args], cwd=cwd, env=_env(), capture_output=True,
+def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    """`python -m <args>` to completion (`env`: extra environment variables); its stderr."""
+    p = subprocess.run([_python(), "-m", *args], cwd=cwd, env=_env(env), capture_output=True,
                        text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stderr
 
 
-def run_stopped(args: list[str], cwd: Path, out: Path, sig: int = signal.SIGTERM) -> str:
+def run_stopped(args: list[str], cwd: Path, out: Path, sig: int = signal.SIGTERM,
+                env: dict[str, str] | None = None) -> str:
     """`python -m <args>` in a fresh interpreter, stopped by `sig` once it has saved a state:
     frozen the moment the state appears, signalled, let go. Returns its stderr."""
     state = resume_dir(cwd / out) / "state.pt"
-    p = subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=_env(),
+    p = subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=_env(env),
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -98,12 +99,14 @@ def files(d: Path) -> dict[str, bytes]:
 
 
 def check_resumes(args: list[str], cwd: Path, out_a: str, out_b: str,
-                  sig: int = signal.SIGTERM) -> tuple[int, int]:
+                  sig: int = signal.SIGTERM, env: dict[str, str] | None = None
+                  ) -> tuple[int, int]:
     """Uninterrupted into out_a; stopped, then rerun, into out_b: the same files, and no saved
-    state left behind."""
-    run([*args, "--out", out_a], cwd)
-    run_stopped([*args, "--out", out_b], cwd, Path(out_b), sig)
-    step, total = resumed_at(run([*args, "--out", out_b], cwd))
+    state left behind. `env`: e.g. {"REPRO_CHECKPOINT_MINUTES": "0.0005"} for a job that saves
+    by wall time only."""
+    run([*args, "--out", out_a], cwd, env)
+    run_stopped([*args, "--out", out_b], cwd, Path(out_b), sig, env)
+    step, total = resumed_at(run([*args, "--out", out_b], cwd, env))
     assert 0 < step < total
     assert files(cwd / out_b) == files(cwd / out_a)
     assert not resume_dir(cwd / out_b).exists()
@@ -334,6 +337,47 @@ def test_a_stop_signal_saves_and_exits_and_other_settings_start_over(tmp_path):
     with Resumable(out, {"lr": 2}, total=10) as ck:  # made for other settings: start over
         assert ck.load() is None and ck.start == 0
         assert not resume_dir(out).exists()
+
+
+def test_map_resumes_after_the_last_finished_item(tmp_path):
+    out, calls = tmp_path / "grid.json", []
+
+    def fn(x):
+        calls.append(x)
+        if x == 3 and len(calls) == 4:  # the first pass: stopped while item 3 runs
+            os.kill(os.getpid(), signal.SIGTERM)
+        return {"x": x, "sq": x * x}
+
+    with pytest.raises(SystemExit), Resumable(out, "k") as ck:
+        ck.map(fn, range(6))
+    assert calls == [0, 1, 2, 3]  # the item running when the signal came ended, then it stopped
+    with Resumable(out, "k") as ck:
+        got = ck.map(fn, range(6))
+        assert ck.start == 4
+    assert calls == [0, 1, 2, 3, 4, 5] and got == [{"x": x, "sq": x * x} for x in range(6)]
+    with pytest.raises(ValueError, match="total 5 but 6 items"), Resumable(out, "k", total=5) as ck:
+        ck.map(fn, range(6))
+
+
+def test_a_signal_after_an_inner_loop_ends_stops_the_outer_loop(tmp_path):
+    """A job of several loops: the signal lands in the inner loop's last step (which never
+    stops), so the outer loop must stop at its next boundary instead of running on."""
+    outer_out = tmp_path / "tune.json"
+
+    def inner(label: int) -> int:
+        with Resumable(tmp_path / f"run{label}.json", "k", total=3) as ck:
+            for i in range(3):
+                if label == 1 and i == 2:
+                    os.kill(os.getpid(), signal.SIGTERM)
+                ck.step(i + 1, lambda: {})
+        return label
+
+    with pytest.raises(SystemExit) as stop, Resumable(outer_out, "k") as ck:
+        ck.map(inner, range(4))
+    assert stop.value.code == 128 + signal.SIGTERM and ck.saved_step == 2
+    assert not resume_dir(tmp_path / "run1.json").exists()  # the inner loop had finished
+    with Resumable(outer_out, "k") as ck:
+        assert ck.map(lambda x: x, range(4)) == [0, 1, 2, 3] and ck.start == 2
 
 
 # ---------------------------------------------------------------- Snakemake's stop signals

@@ -29,6 +29,14 @@ every `repro` module the job has imported, and the torch / numpy versions. A sav
 for another key (settings, inputs or code changed since) is discarded and the job starts over,
 saying so.
 
+A loop over independent units (cells of a grid, seeds, sources) needs no state of its own
+beyond the results so far: `ck.map(fn, items)` runs `fn` on each item in order, saving the
+list of finished results as the state, and on a rerun starts after the last one saved.
+
+Blocks nest (a job made of several resumable loops, each with its own `out`): a stop signal
+that reaches an inner block after its last step is passed on to the enclosing block when the
+inner one ends, so the job still stops at the next boundary of the outer loop.
+
 Signals: inside the block SIGTERM and SIGINT do not kill the job at once. The step that is
 running finishes, the state is saved, and the job exits with status 128 + the signal (143, 130).
 If no step boundary is reached within `REPRO_STOP_GRACE_S` seconds (default 20: SLURM's
@@ -47,7 +55,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,11 +207,16 @@ class Resumable:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        for sig, handler in self._previous.items():
+        previous = dict(self._previous)
+        for sig, handler in previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
         if exc_type is None:
             shutil.rmtree(self.dir, ignore_errors=True)
+            # a stop signal that came after the last step: the enclosing block acts on it
+            outer = previous.get(self.stop_signal) if self.stop_signal is not None else None
+            if isinstance(getattr(outer, "__self__", None), Resumable):
+                outer(self.stop_signal, None)
 
     def _on_signal(self, signum: int, _frame: Any) -> None:
         name = signal.Signals(signum).name
@@ -269,6 +282,25 @@ class Resumable:
             torch.save(saved, tmp)
         self.saved_step = int(step)
         self._last_save = time.monotonic()
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """`[fn(x) for x in items]`, resumable: the results so far are the saved state, so a
+        rerun starts after the last item saved (`fn` must draw its randomness from the item,
+        or from generators passed as `rngs`)."""
+        items = list(items)
+        if self.total is None:
+            self.total = len(items)
+        elif self.total != len(items):
+            raise ValueError(f"{self.what}: total {self.total} but {len(items)} items")
+        st = self.load()
+        done = list(st["done"]) if st else []
+        if len(done) != self.start:
+            raise ValueError(f"{self.what}: saved state has {len(done)} results for step "
+                             f"{self.start}")
+        for i in range(len(done), len(items)):
+            done.append(fn(items[i]))
+            self.step(i + 1, lambda: {"done": done})
+        return done
 
     def step(self, done: int, state: Callable[[], Mapping[str, Any]]) -> None:
         """Call after each step, `done` steps in all: saves `state()` when one is due or a stop
