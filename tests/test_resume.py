@@ -308,6 +308,52 @@ def test_reap_calibration_resumes_after_sigint(reap):
     assert not resume_dir(reap / "obs_stopped/a.pt").exists()
 
 
+# ------------------------------------------------------------------------------ stackelberg
+TIME_SAVES = {"REPRO_CHECKPOINT_MINUTES": "0.0005"}  # a state every 30 ms of wall time
+
+
+@pytest.fixture(scope="module")
+def stackelberg(tmp_path_factory) -> Path:
+    """stackelberg's tiny config with runs long enough to stop mid-way."""
+    d = tmp_path_factory.mktemp("stackelberg")
+    cfg = yaml.safe_load((REPO / "config/papers/stackelberg.yaml").read_text())
+    tiny = cfg["scales"]["tiny"]
+    tiny["horizons"] = [50, 400, 1500]
+    tiny["environments"]["adversarial_oful"] = {"seeds": [0], "horizons": [50, 200, 600]}
+    tiny["ablation"]["multipliers"] = [0.5, 1.0]
+    (d / "stackelberg.yaml").write_text(yaml.safe_dump(cfg))
+    return d
+
+
+STACKELBERG = ["repro.papers.stackelberg.run", "--config", "stackelberg.yaml", "--scale", "tiny",
+               "--seed", "0"]
+
+
+@pytest.mark.parametrize("env", ["paper", "adversarial_oful"])
+def test_stackelberg_run_resumes_after_sigterm(stackelberg, env):
+    """The round loop: every learner (OFUL's matrices, logdet-FTRL's reservoir and sampling
+    generators, explore-then-commit per horizon), the utilities and curves so far come back;
+    the adversary's sequence is remade from the seed."""
+    step, total = check_resumes([*STACKELBERG, "--env", env], stackelberg, f"{env}.json",
+                                f"{env}_stopped.json", env=TIME_SAVES)
+    assert total == (1500 if env == "paper" else 600)
+
+
+def test_stackelberg_tuning_keeps_finished_configurations_after_sigint(stackelberg):
+    """A loop of runs, one per configuration: the configurations done are kept, the one
+    running resumes at its round."""
+    args = [*STACKELBERG, "--ablation", "tune"]
+    run([*args, "--out", "tune.json"], stackelberg, TIME_SAVES)
+    run_stopped([*args, "--out", "tune_stopped.json"], stackelberg, Path("tune_stopped.json"),
+                signal.SIGINT, TIME_SAVES)
+    err = run([*args, "--out", "tune_stopped.json"], stackelberg, TIME_SAVES)
+    step, total = resumed_at(err)
+    assert 0 < step < total == 4  # c in {0.5, 1}, explore-then-commit with and without log
+    assert len(re.findall(r"resuming at step \d+ of 1500", err)) == 1, err[-3000:]
+    assert files(stackelberg / "tune_stopped.json") == files(stackelberg / "tune.json")
+    assert not list(stackelberg.glob(".tune_stopped.json*.resume"))
+
+
 # --------------------------------------------------------------------------- the helper itself
 def test_a_stop_signal_saves_and_exits_and_other_settings_start_over(tmp_path):
     import numpy as np
@@ -378,6 +424,21 @@ def test_a_signal_after_an_inner_loop_ends_stops_the_outer_loop(tmp_path):
     assert not resume_dir(tmp_path / "run1.json").exists()  # the inner loop had finished
     with Resumable(outer_out, "k") as ck:
         assert ck.map(lambda x: x, range(4)) == [0, 1, 2, 3] and ck.start == 2
+
+    # the signal lands between two inner loops: the next one stops at its first boundary
+    def between(label: int) -> int:
+        if label == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        with Resumable(tmp_path / f"b{label}.json", "k", total=3) as ck:
+            for i in range(3):
+                ck.step(i + 1, lambda i=i: {"i": i})
+        return label
+
+    with pytest.raises(SystemExit), Resumable(tmp_path / "b.json", "k") as ck:
+        ck.map(between, range(4))
+    assert ck.saved_step is None  # the outer loop never reached a boundary: it was the inner
+    with Resumable(tmp_path / "b1.json", "k", total=3) as inner:  # that stopped, after step 1
+        assert inner.load() == {"i": 0} and inner.start == 1
 
 
 # ---------------------------------------------------------------- Snakemake's stop signals

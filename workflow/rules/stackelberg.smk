@@ -18,7 +18,7 @@ RUNS = [
     for e, spec in S["environments"].items()
     for s in spec.get("seeds", S["seeds"])
 ]
-CODE = [*P.src("run", "algorithms", "environments", "game"), *P.job]
+CODE = [*P.src("run", "algorithms", "environments", "game"), *P.job, *core("checkpoint")]
 AB = S["ablation"]
 TUNING = [f"{P.out}/ablation/tune/seed{s}.json" for s in AB["tuning_seeds"]]
 TUNED = [

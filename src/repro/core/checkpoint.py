@@ -35,7 +35,8 @@ list of finished results as the state, and on a rerun starts after the last one 
 
 Blocks nest (a job made of several resumable loops, each with its own `out`): a stop signal
 that reaches an inner block after its last step is passed on to the enclosing block when the
-inner one ends, so the job still stops at the next boundary of the outer loop.
+inner one ends, so the job still stops at the next boundary of the outer loop; one that reached
+the outer block between inner loops makes the next inner loop stop at its first boundary.
 
 Signals: inside the block SIGTERM and SIGINT do not kill the job at once. The step that is
 running finishes, the state is saved, and the job exits with status 128 + the signal (143, 130).
@@ -202,21 +203,31 @@ class Resumable:
         if threading.current_thread() is threading.main_thread():
             for sig in STOP_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._on_signal)
+        outer = self._outer()
+        if outer is not None and outer.stop_signal is not None:
+            # the enclosing block was told to stop before this one began: stop at this
+            # loop's first boundary rather than run it through
+            self.stop_signal, self._stop_at = outer.stop_signal, outer._stop_at
         return self
+
+    def _outer(self) -> Resumable | None:
+        """The enclosing block whose handler this one replaced, if any."""
+        handler = self._previous.get(signal.SIGTERM)
+        owner = getattr(handler, "__self__", None)
+        return owner if isinstance(owner, Resumable) else None
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        previous = dict(self._previous)
-        for sig, handler in previous.items():
+        outer = self._outer()
+        for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
         if exc_type is None:
             shutil.rmtree(self.dir, ignore_errors=True)
             # a stop signal that came after the last step: the enclosing block acts on it
-            outer = previous.get(self.stop_signal) if self.stop_signal is not None else None
-            if isinstance(getattr(outer, "__self__", None), Resumable):
-                outer(self.stop_signal, None)
+            if outer is not None and outer.stop_signal is None and self.stop_signal is not None:
+                outer._on_signal(self.stop_signal, None)
 
     def _on_signal(self, signum: int, _frame: Any) -> None:
         name = signal.Signals(signum).name

@@ -43,6 +43,13 @@ by c: smaller c explores less for all three). `tune` runs every configuration on
 `eval` runs, on a main seed, each algorithm's configuration with the least mean R(T_max) over
 the tuning seeds (`select_constants`), copying it from the main run when it is the main
 table's.
+
+Stopping and resuming (`repro.core.checkpoint`): the round loop saves its state (the
+environment and every learner with its generators, the running utilities, the curves so far,
+the random player's generator) every `REPRO_CHECKPOINT_MINUTES` of wall time and on SIGTERM /
+SIGINT, and a rerun continues from the round it stopped at with the same numbers as an
+uninterrupted run. The draws (instance, sequence, adversary) are remade from the seed. A tuning
+job is a loop over configurations, each a resumable run: finished configurations are kept.
 """
 
 from __future__ import annotations
@@ -50,10 +57,12 @@ from __future__ import annotations
 import dataclasses
 import time
 import zlib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser, typed
 from repro.core.io import read_json, write_json
 from repro.core.progress import get_logger, progress
@@ -160,9 +169,20 @@ def make_learners(cfg: Settings, env: Any, env_name: str, seed: int
     return out
 
 
-def run(cfg: Settings, env_name: str, seed: int, log: Any = print
-        ) -> tuple[dict[str, Any], dict[str, float]]:
-    """The job: (result, seconds spent per algorithm and on the arms); see module docstring."""
+def run(cfg: Settings, env_name: str, seed: int, log: Any = print,
+        resume: str | Path | None = None) -> tuple[dict[str, Any], dict[str, float]]:
+    """The job: (result, seconds spent per algorithm and on the arms); see module docstring.
+    With `resume` (the output path) the round loop is resumable."""
+    if resume is None:
+        return _run(cfg, env_name, seed, log, None)
+    key = {"settings": settings_key(dataclasses.asdict(cfg)), "env": env_name, "seed": seed}
+    with Resumable(resume, key, total=env_horizons(cfg, env_name)[-1],
+                   what=f"{env_name} seed {seed}") as ck:
+        return _run(cfg, env_name, seed, log, ck)
+
+
+def _run(cfg: Settings, env_name: str, seed: int, log: Any, ck: Resumable | None
+         ) -> tuple[dict[str, Any], dict[str, float]]:
     spec = cfg.environments[env_name]
     env = make_env(spec, rng_for(seed, env_name, INSTANCE))
     horizons = env_horizons(cfg, env_name)
@@ -200,9 +220,24 @@ def run(cfg: Settings, env_name: str, seed: int, log: Any = print
     adversarial = env.theta is None
     hindsight = env.hindsight(seq, marks) if adversarial else {}
     best_total = 0.0
-    n_arms = []
+    n_arms: list[int] = []
     report_every = max(T_max // 10, 1)
-    for t in progress(range(T_max), desc=f"{env_name} seed {seed}, rounds", total=T_max):
+
+    def state() -> dict[str, Any]:
+        # one pickle: the learners keep their references to the environment and generators
+        return {"env": env, "learners": learners, "rng_random": rng_random,
+                "utility": utility, "seconds": seconds, "curves": curves,
+                "best_total": best_total, "n_arms": n_arms}
+
+    saved = ck.load() if ck is not None else None
+    start = 0
+    if saved is not None:
+        env, learners, rng_random = saved["env"], saved["learners"], saved["rng_random"]
+        utility, seconds, curves = saved["utility"], saved["seconds"], saved["curves"]
+        best_total, n_arms = saved["best_total"], saved["n_arms"]
+        start = ck.start
+    for t in progress(range(start, T_max), desc=f"{env_name} seed {seed}, rounds",
+                      total=T_max - start):
         z, f, noise = seq.z[t], int(seq.f[t]), float(seq.noise[t])
         c0 = time.perf_counter()
         arms = env.arms(z)
@@ -238,6 +273,8 @@ def run(cfg: Settings, env_name: str, seed: int, log: Any = print
         if (t + 1) % report_every == 0:
             log(f"{env_name} seed {seed}: t={t + 1} " + " ".join(
                 f"{k}={c['regret'][-1]:.1f}" for k, c in curves.items() if c["regret"]))
+        if ck is not None:
+            ck.step(t + 1, state)
     # R(T) for every algorithm and horizon: checkpoints of anytime runs, the final value of
     # explore-then-commit's run tuned to T
     final: dict[str, dict[str, float]] = {}
@@ -286,8 +323,8 @@ def ablation_configs(cfg: Settings) -> dict[str, dict[str, dict[str, Any]]]:
     return out
 
 
-def _run_configs(cfg: Settings, seed: int, chosen: dict[str, dict[str, Any]], log: Any
-                 ) -> dict[str, dict[str, float]]:
+def _run_configs(cfg: Settings, seed: int, chosen: dict[str, dict[str, Any]], log: Any,
+                 resume: str | Path | None = None) -> dict[str, dict[str, float]]:
     """R(T) of each algorithm in `chosen` with its constants, on the ablation's environment
     and this seed (the main run's draws: same environment name, same streams)."""
     env_name = cfg.ablation.env
@@ -296,17 +333,31 @@ def _run_configs(cfg: Settings, seed: int, chosen: dict[str, dict[str, Any]], lo
                  for a, c in chosen.items()}
     cfg2 = dataclasses.replace(cfg, environments={**cfg.environments, env_name: env},
                                **constants)
-    return run(cfg2, env_name, seed, log=log)[0]["regret"]
+    return run(cfg2, env_name, seed, log=log, resume=resume)[0]["regret"]
 
 
-def run_tuning(cfg: Settings, seed: int, log: Any = print) -> dict[str, Any]:
-    """Every configuration of every ablated algorithm on one tuning seed."""
+def run_tuning(cfg: Settings, seed: int, log: Any = print,
+               resume: str | Path | None = None) -> dict[str, Any]:
+    """Every configuration of every ablated algorithm on one tuning seed. With `resume` (the
+    output path) finished configurations are kept and the one running resumes."""
     configs = ablation_configs(cfg)
     regret: dict[str, dict[str, dict[str, float]]] = {a: {} for a in configs}
-    labels = {lab for cfg in configs.values() for lab in cfg}
-    for label in sorted(labels, key=lambda lab: list(configs["harris_etc"]).index(lab)):
-        chosen = {a: cfg[label] for a, cfg in configs.items() if label in cfg}
-        for a, by_T in _run_configs(cfg, seed, chosen, log).items():
+    labels = sorted({lab for cfg in configs.values() for lab in cfg},
+                    key=lambda lab: list(configs["harris_etc"]).index(lab))
+
+    def one(i: int) -> dict[str, dict[str, float]]:
+        chosen = {a: cfg[labels[i]] for a, cfg in configs.items() if labels[i] in cfg}
+        inner = None if resume is None else f"{resume}.config{i}"
+        return _run_configs(cfg, seed, chosen, log, resume=inner)
+
+    if resume is None:
+        done = [one(i) for i in range(len(labels))]
+    else:
+        key = {"settings": settings_key(dataclasses.asdict(cfg)), "seed": seed, "role": "tune"}
+        with Resumable(resume, key, every=1, what=f"tuning seed {seed}") as ck:
+            done = ck.map(one, range(len(labels)))
+    for label, by_alg in zip(labels, done, strict=True):
+        for a, by_T in by_alg.items():
             regret[a][label] = by_T
     return {"env": cfg.ablation.env, "seed": seed, "role": "tune",
             "horizons": env_horizons(cfg, cfg.ablation.env), "regret": regret, "constants": configs}
@@ -332,7 +383,8 @@ def select_constants(tuning: list[dict[str, Any]], tuning_seeds: list[int]
 
 
 def run_tuned(cfg: Settings, seed: int, tuning: list[dict[str, Any]],
-              main_run: dict[str, Any], log: Any = print) -> dict[str, Any]:
+              main_run: dict[str, Any], log: Any = print,
+              resume: str | Path | None = None) -> dict[str, Any]:
     """Each algorithm at its tuned constants on a main seed; a configuration equal to the main
     table's is copied from the main run of that seed (the same draws, so the same numbers)."""
     sel = select_constants(tuning, cfg.ablation.tuning_seeds)
@@ -341,7 +393,7 @@ def run_tuned(cfg: Settings, seed: int, tuning: list[dict[str, Any]],
     todo = {a: v["constants"] for a, v in sel.items() if a not in copied}
     regret = {a: main_run["regret"][a] for a in copied}
     if todo:
-        regret.update(_run_configs(cfg, seed, todo, log))
+        regret.update(_run_configs(cfg, seed, todo, log, resume=resume))
     return {"env": cfg.ablation.env, "seed": seed, "role": "eval",
             "horizons": env_horizons(cfg, cfg.ablation.env), "selection": sel,
             "regret": {a: regret[a] for a in sel}, "copied_from_main_run": sorted(copied)}
@@ -367,14 +419,14 @@ def main(argv: list[str] | None = None) -> None:
     c0 = time.process_time()
     with threadpool_limits(1):  # jobs run side by side; the matrices are tiny
         if a.ablation == "tune":
-            result = run_tuning(cfg, a.seed, log=log.info)
+            result = run_tuning(cfg, a.seed, log=log.info, resume=a.out)
         elif a.ablation == "eval":
             if not a.tuning_runs or not a.main_run:
                 raise SystemExit("--ablation eval needs --tuning-runs and --main-run")
             result = run_tuned(cfg, a.seed, [read_json(p) for p in a.tuning_runs],
-                               read_json(a.main_run), log=log.info)
+                               read_json(a.main_run), log=log.info, resume=a.out)
         else:
-            result, seconds = run(cfg, env, a.seed, log=log.info)
+            result, seconds = run(cfg, env, a.seed, log=log.info, resume=a.out)
             log.info("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     result["scale"] = a.scale
     write_json(a.out, result)  # no timings inside: the same seed writes the same bytes
