@@ -96,6 +96,9 @@ SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+# a requeued job may start again after cred_expire s (default 120): 10 s keeps the
+# preemption test short
+AuthInfo=cred_expire=10
 SlurmctldPort=6817
 SlurmdPort=6818
 StateSaveLocation=$STATE/ctld

@@ -16,12 +16,25 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, copy_repo, plan, planned_jobs, same_result, slurm_env, snakemake
+from conftest import (
+    MIRROR,
+    REPO,
+    SNAKEMAKE,
+    copy_repo,
+    plan,
+    planned_jobs,
+    same_result,
+    slurm_env,
+    snakemake,
+)
+
+from repro.core.checkpoint import resume_dir
 
 PROFILE = "workflow/profiles/slurm"
 # The paper run through SLURM: stackelberg, whose tiny DAG is a dozen numpy jobs (each SLURM job
@@ -173,6 +186,60 @@ def test_tables_match_the_local_run(slurm_paper, tiny_run):
     assert names and names == sorted(p.relative_to(out) for p in out.glob("tables/*.csv"))
     for name in [*names, Path("claims.json")]:
         assert same_result(out / name, ref / name), name
+
+
+# ---------------------------------------------------------------- preemption
+
+
+def test_a_requeued_job_resumes_where_it_stopped(slurm_cluster, tmp_path):
+    """Preemption the way SLURM does it on a cluster that requeues (`scontrol requeue`, what
+    the profile's `--requeue` allows): the running job is signalled, saves its state, goes back
+    to the queue under the same id and, started again, resumes at the round it saved; Snakemake
+    waits through it and the output equals an uninterrupted run's."""
+    root = copy_repo(tmp_path / "repo")
+    cfg_path = root / "config/papers/stackelberg.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["scales"]["tiny"]["horizons"] = [50, 400, 4000]  # ~10 s of rounds: time to requeue
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    target = "results/tiny/stackelberg/runs/paper/seed0.json"
+    state = resume_dir(root / target) / "state.pt"
+    env = {**slurm_env(), "PYTHONHASHSEED": "0", "REPRO_CHECKPOINT_MINUTES": "0.002"}
+    env.pop("REPRO_WARMSTART", None)  # cold, as SLURM jobs are
+    cmd = [SNAKEMAKE, target, "--workflow-profile", str(root / PROFILE), *HARNESS,
+           *fitted_resources(root / PROFILE), "--config", "scale=tiny", f"data_mirror={MIRROR}",
+           "papers=stackelberg"]
+    log_path = tmp_path / "snakemake.log"
+    with open(log_path, "w") as log_file:
+        p = subprocess.Popen(cmd, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 300
+            while not state.exists():
+                assert p.poll() is None, log_path.read_text()[-3000:]
+                assert time.monotonic() < deadline, "no state saved within 300 s"
+                time.sleep(0.05)
+            (jid, _), = SUBMITTED.findall(log_path.read_text())
+            subprocess.run(["scontrol", "requeue", jid], check=True, env=slurm_env(),
+                           capture_output=True, text=True)
+            rc = p.wait(timeout=600)
+        finally:
+            if p.poll() is None:
+                p.terminate()
+                p.wait()
+    log = log_path.read_text()
+    assert rc == 0, log[-3000:]
+    show = subprocess.run(["scontrol", "show", "job", "-o", jid], capture_output=True,
+                          text=True, check=True, env=slurm_env()).stdout
+    assert "Restarts=1" in show and "JobState=COMPLETED" in show, show
+    job_log = (root / "logs/tiny/stackelberg/run_paper_seed0.log").read_text()
+    m = re.search(r"resuming at step (\d+) of 4000", job_log)
+    assert m and 0 < int(m.group(1)) < 4000, job_log[-3000:]
+    assert not state.parent.exists()
+    ref = subprocess.run([sys.executable, "-m", "repro.papers.stackelberg.run", "--config",
+                          str(cfg_path), "--scale", "tiny", "--env", "paper", "--seed", "0",
+                          "--out", str(tmp_path / "ref.json")], cwd=root, env=env,
+                         capture_output=True, text=True)
+    assert ref.returncode == 0, ref.stderr[-3000:]
+    assert (root / target).read_bytes() == (tmp_path / "ref.json").read_bytes()
 
 
 # ---------------------------------------------------------------- the profile itself
