@@ -10,8 +10,9 @@ P = paper(config)
 S = P.settings
 METRICS = S["metrics"]
 MS = [str(m) for m in S["synthetic"]["ms"]]
-# The modules every release job imports (their edits rerun exactly the jobs that run them).
-CODE = [*P.src("geometry", "mechanisms", "frechet", "experiment"), *P.job]
+# The modules every release job imports (their edits rerun exactly the jobs that run them);
+# the grid and real-data jobs save resumable state (repro.core.checkpoint).
+CODE = [*P.src("geometry", "mechanisms", "frechet", "experiment"), *P.job, *core("checkpoint")]
 P.phases(
     {
         "fetch": ["fetch"],

@@ -11,7 +11,8 @@ S = P.settings
 SETTINGS = list(S["settings"])
 RUNS = [f"{P.out}/runs/{slug(n)}/seed{s}.json" for n in SETTINGS for s in S["seeds"]]
 DIGITS_RUNS = [f"{P.out}/digits/seed{s}.json" for s in S["seeds"]]
-MODEL = P.src("teachers", "student", "train")
+# train.py (and digits.py) save resumable state (repro.core.checkpoint)
+MODEL = [*P.src("teachers", "student", "train"), *core("checkpoint")]
 P.phases({"fetch": ["fetch"], "train": ["cnn", "train", "digits"], "report": ["report"]})
 
 
@@ -45,7 +46,7 @@ rule fetch:
 
 rule cnn:
     input:
-        code=[*P.src("digits", "teachers"), *P.job, *core("device")],
+        code=[*P.src("digits", "teachers"), *P.job, *core("device", "checkpoint")],
         config=P.config,
         images=rules.fetch.output.images,
     output:

@@ -10,17 +10,27 @@ the MCMC Riemannian Laplace (RL). Utility: the geodesic distance of the release 
 sample Fréchet mean. Each repetition draws a new data set; all mechanisms and budgets of a
 repetition release the same mean (paired comparisons). Runtime: `timing_reps` single
 releases of each mechanism at `timing_mu`, one at a time (no batching), in this same job.
+
+Resumable (repro.core.checkpoint): the MCMC chains are the bulk of a cell (at full, 2,000 chains
+of 10,000 steps in chunks of `mcmc.chunk`, about a minute each), so the chunks are the steps of
+the job's saved state: after each, the chains released so far and the RL generator's state are
+saved beside `--out`. A stop (SIGTERM / SIGINT) ends the job after the chunk that is running
+(or, if that takes longer than REPRO_STOP_GRACE_S, at once: that chunk is lost, not the others)
+and a rerun goes on from the next chunk. The data, the EW releases and the timing are recomputed
+(seconds), and the cell is the same, byte for byte, as an uninterrupted run's but for the
+measured times.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
@@ -57,24 +67,51 @@ def mu_label(mu: float) -> str:
 
 
 def run_rl(metric_name: str, eta: np.ndarray, sigma: np.ndarray, rng: np.random.Generator,
-           mcmc: McmcConfig, desc: str, stats: dict | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """RL releases for rows of eta (B, m, m), in chunks of chains run side by side."""
+           mcmc: McmcConfig, desc: str, stats: dict | None = None,
+           ck: Resumable | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """RL releases for rows of eta (B, m, m), in chunks of chains run side by side.
+
+    With `ck` (the job's open `Resumable` block) the chunks are its steps: each chunk's chains
+    and counts are its saved result and `rng` is restored with them, so a rerun draws the next
+    chunk's numbers exactly as an uninterrupted run would."""
     g = get_metric(metric_name)
+    starts = list(range(0, len(eta), mcmc.chunk))
+    bar: Iterator[int] | None = None
+
+    def chunk(s: int) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+        nonlocal bar
+        if bar is None:  # the chunks this run computes (a resumed run skips the saved ones)
+            bar = progress(range(s, len(eta), mcmc.chunk), desc=desc)
+        next(bar)
+        counts: dict[str, int] = {}
+        sl = slice(s, s + mcmc.chunk)
+        y, a = riemannian_laplace_mh(g, eta[sl], sigma[sl], rng, mcmc.n_steps,
+                                     float(mcmc.proposal_scale), stats=counts)
+        return y, a, counts
+
+    if ck is None:
+        parts = [chunk(s) for s in starts]
+    else:
+        ck.rngs["rl"] = rng
+        parts = ck.map(chunk, starts)
+    if bar is not None:
+        next(bar, None)  # ends the iteration: the progress line's last report
     out = np.empty_like(eta)
     acc = np.empty(len(eta))
-    starts = range(0, len(eta), mcmc.chunk)
-    for s in progress(starts, desc=desc, total=len(starts)):
-        sl = slice(s, s + mcmc.chunk)
-        out[sl], acc[sl] = riemannian_laplace_mh(
-            g, eta[sl], sigma[sl], rng, mcmc.n_steps, float(mcmc.proposal_scale), stats=stats)
+    for s, (y, a, counts) in zip(starts, parts, strict=True):
+        out[s:s + mcmc.chunk], acc[s:s + mcmc.chunk] = y, a
+        if stats is not None:
+            for k, v in counts.items():
+                stats[k] = stats.get(k, 0) + v
     return out, acc
 
 
 def release_grid(metric_name: str, p0: np.ndarray, eta: np.ndarray, mus: list[float],
                  sens: float, mechanisms: list[str], mcmc: McmcConfig, seed: int,
-                 keys: tuple[int, ...], desc: str = "rl") -> dict[str, Any]:
-    """Release each mean of eta (R, m, m) at each budget with each mechanism.
+                 keys: tuple[int, ...], desc: str = "rl", ck: Resumable | None = None
+                 ) -> dict[str, Any]:
+    """Release each mean of eta (R, m, m) at each budget with each mechanism (`ck`: the RL
+    chunks are the steps of this resumable block, `run_rl`).
 
     Returns errors[mech] as an (R, len(mus)) array (NaN where RL is improper), the RL
     acceptance rates, and the per-budget calibration (eps, sigmas, properness)."""
@@ -102,7 +139,7 @@ def release_grid(metric_name: str, p0: np.ndarray, eta: np.ndarray, mus: list[fl
             if len(cols):
                 e = grid_eta[:, cols].reshape(-1, m, m)
                 s = np.broadcast_to(sig_l[cols], (R, len(cols))).reshape(-1)
-                y, acc = run_rl(metric_name, e, s, rng, mcmc, desc, stats)
+                y, acc = run_rl(metric_name, e, s, rng, mcmc, desc, stats, ck)
                 err[:, cols] = g.dist(y, e).reshape(R, len(cols))
                 acceptance[:, cols] = acc.reshape(R, len(cols))
             errors[mech] = err
@@ -155,9 +192,10 @@ def records_of(errors: dict[str, np.ndarray], mus: list[float], prefix: str
     return recs
 
 
-def run_cell(cfg: Settings, metric_name: str, m: int,
-             log: Callable[[str], object] = print) -> dict[str, Any]:
-    """The whole cell: data per repetition, Fréchet means, releases, timing."""
+def run_cell(cfg: Settings, metric_name: str, m: int, log: Callable[[str], object] = print,
+             ck: Resumable | None = None) -> dict[str, Any]:
+    """The whole cell: data per repetition, Fréchet means, releases, timing (`ck`: the RL
+    chunks are the steps of this resumable block)."""
     syn = cfg.synthetic
     g = get_metric(metric_name)
     keys = (METRIC_NAMES.index(metric_name), m)
@@ -172,7 +210,7 @@ def run_cell(cfg: Settings, metric_name: str, m: int,
         f"{float(g.dist(p0, center)):.3f}, Delta={sens:.4f}")
     mus = [float(x) for x in syn.mus]
     res = release_grid(metric_name, p0, eta, mus, sens, list(syn.mechanisms), cfg.mcmc,
-                       cfg.seed, keys, desc=f"rl {metric_name} m={m}")
+                       cfg.seed, keys, desc=f"rl {metric_name} m={m}", ck=ck)
     times = timing(metric_name, p0, eta[0], float(syn.timing_mu), sens,
                    list(syn.mechanisms), cfg.mcmc, syn.timing_reps, cfg.seed, keys)
     prefix = f"{metric_name}/d{dim(m)}"
@@ -228,8 +266,14 @@ def main(argv: list[str] | None = None) -> None:
     if a.m not in cfg.synthetic.ms:
         raise SystemExit(f"--m {a.m} is not in synthetic.ms {cfg.synthetic.ms} at scale "
                          f"{a.scale}")
-    run_job(a, cfg, f"{a.metric}.m{a.m}", lambda log: run_cell(cfg, a.metric, a.m, log=log),
-            _median_times)
+    # what the cell depends on: its arguments and the settings it reads
+    key = {"job": "hadamard_dp.grid", "metric": a.metric, "m": a.m,
+           "settings": settings_key({"seed": cfg.seed,
+                                     "synthetic": dataclasses.asdict(cfg.synthetic),
+                                     "mcmc": dataclasses.asdict(cfg.mcmc)})}
+    with Resumable(a.out, key, every=1, what=f"hadamard_dp grid {a.metric} m={a.m}") as ck:
+        run_job(a, cfg, f"{a.metric}.m{a.m}",
+                lambda log: run_cell(cfg, a.metric, a.m, log=log, ck=ck), _median_times)
 
 
 if __name__ == "__main__":

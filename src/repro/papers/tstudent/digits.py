@@ -23,10 +23,16 @@ download), upsampled to 24x24; `mnist` (full only) = MNIST's idx files, read fro
 `<mirror>/mnist/` when present, else downloaded from the URLs in the config, centre-cropped
 to 24x24. Every file is checked against `config/manifests/tstudent.json` (repro.core.manifest:
 the digits file inside scikit-learn, MNIST's published md5s) before it is read.
+
+Resumable (repro.core.checkpoint), beside `--out`: the CNN saves its state (weights, Adam's
+moments, the shuffling generator) after every epoch, the student after a GD step every
+REPRO_CHECKPOINT_MINUTES minutes (`train.run_student`); both save on SIGTERM / SIGINT, and a
+rerun goes on from the saved state and writes the same bytes as an uninterrupted run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import urllib.request
 from pathlib import Path
@@ -40,6 +46,7 @@ from repro.core.progress import get_logger
 from repro.papers.tstudent.settings import DigitsConfig, MnistConfig, load
 
 if TYPE_CHECKING:
+    from repro.core.checkpoint import Resumable
     from repro.core.manifest import Manifest
 
 log = get_logger("tstudent.digits")
@@ -168,8 +175,13 @@ def first_layer(V: Any, side: int, window: int) -> Any:
                    V=V, S=conv_selection(side, window), meta={"side": side, "window": window})
 
 
-def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Train first layer + linear classifier with Adam; return V*, the head and accuracies."""
+def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray], ck: Resumable | None = None
+              ) -> dict[str, Any]:
+    """Train first layer + linear classifier with Adam; return V*, the head and accuracies.
+
+    With `ck` (an open `Resumable` block of `cnn.epochs` steps) the epochs are its steps: the
+    weights, Adam's state and the shuffling generator are its state (an epoch's batches follow
+    one permutation, so an epoch is the unit; MNIST's takes seconds)."""
     import torch
 
     from repro.papers.tstudent.teachers import unit_value
@@ -191,7 +203,17 @@ def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray]) -> dict[str, Any]:
         return head(first_layer(Vm, side, window).forward(x).flatten(1))
 
     g = torch.Generator().manual_seed(c.seed)
-    for epoch in range(c.epochs):
+    first = 0
+    if ck is not None:
+        ck.rngs["shuffle"] = g
+        saved = ck.load()
+        if saved is not None:
+            with torch.no_grad():
+                V.copy_(saved["V"])
+            head.load_state_dict(saved["head"])
+            opt.load_state_dict(saved["opt"])
+        first = ck.start
+    for epoch in range(first, c.epochs):
         perm = torch.randperm(len(ytr), generator=g)
         for i in range(0, len(ytr), c.batch_size):
             idx = perm[i:i + c.batch_size]
@@ -200,6 +222,9 @@ def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray]) -> dict[str, Any]:
             loss.backward()
             opt.step()
         log.info(f"cnn epoch {epoch + 1}/{c.epochs}: loss {float(loss):.4f}")
+        if ck is not None:
+            ck.step(epoch + 1, lambda: {"V": V.detach(), "head": head.state_dict(),
+                                        "opt": opt.state_dict()})
     with torch.no_grad():
         acc_tr = float((logits(xtr, V).argmax(1) == ytr).double().mean())
         acc_te = float((logits(xte, V).argmax(1) == yte).double().mean())
@@ -211,9 +236,10 @@ def train_cnn(cfg: DigitsConfig, data: dict[str, np.ndarray]) -> dict[str, Any]:
 # -------------------------------------------------------------------------------- student ----
 
 
-def student_run(cfg: DigitsConfig, data: dict[str, np.ndarray], cnn: dict[str, Any], seed: int
-                ) -> dict[str, Any]:
-    """The paper's student on the CNN's first layer; evaluated on held-out real images."""
+def student_run(cfg: DigitsConfig, data: dict[str, np.ndarray], cnn: dict[str, Any], seed: int,
+                ck: Resumable | None = None) -> dict[str, Any]:
+    """The paper's student on the CNN's first layer; evaluated on held-out real images (`ck`:
+    a `Resumable` block over the student's GD steps, `train.run_student`)."""
     import torch
 
     from repro.papers.tstudent.student import empirical_loss
@@ -247,7 +273,7 @@ def student_run(cfg: DigitsConfig, data: dict[str, np.ndarray], cnn: dict[str, A
 
     result = run_student(teacher, run, seed, extra_eval={"real_excess": real_excess,
                                                          "accuracy": accuracy},
-                         sampler=sampler, log=log.info)
+                         sampler=sampler, log=log.info, ck=ck)
     f = result["final"]
     f["teacher_accuracy"] = teacher_acc
     f["accuracy_ratio"] = f["accuracy"] / teacher_acc if teacher_acc > 0 else float("nan")
@@ -289,20 +315,34 @@ def main(argv: list[str] | None = None) -> None:
         return
     import torch  # noqa: F401  (so seed_everything / limit_cpu_threads see it)
 
+    from repro.core.checkpoint import Resumable, settings_key
     from repro.core.device import limit_cpu_threads
     from repro.core.seeding import seed_everything
 
     limit_cpu_threads(1)
     data = dict(np.load(args.data))
+    dc = cfg.digits
+    # what each stage depends on: the settings it reads, its arguments and its input files
     if args.stage == "cnn":
-        seed_everything(cfg.digits.cnn.seed)
-        res = train_cnn(cfg.digits, data)
-        log.info(f"cnn: train acc {res['train_accuracy']:.4f}, test acc {res['test_accuracy']:.4f}")
+        seed_everything(dc.cnn.seed)
+        key = {"job": "tstudent.cnn", "settings": settings_key(
+            {"cnn": dataclasses.asdict(dc.cnn), "window": dc.window, "channels": dc.channels})}
+        with Resumable(args.out, key, every=1, total=dc.cnn.epochs, inputs=[args.data],
+                       what="tstudent cnn") as ck:
+            res = train_cnn(dc, data, ck)
+            log.info(f"cnn: train acc {res['train_accuracy']:.4f}, "
+                     f"test acc {res['test_accuracy']:.4f}")
+            write_json(args.out, res)
     else:
         seed_everything(args.seed)
-        res = student_run(cfg.digits, data, read_json(args.cnn), args.seed)
-        res.update(setting="digits", seed=args.seed, scale=args.scale)
-    write_json(args.out, res)
+        key = {"job": "tstudent.digits", "seed": args.seed,
+               "settings": settings_key({"student": dataclasses.asdict(dc.student)})}
+        with Resumable(args.out, key, total=dc.student.iterations,
+                       inputs=[args.data, args.cnn], what=f"tstudent digits seed {args.seed}"
+                       ) as ck:
+            res = student_run(dc, data, read_json(args.cnn), args.seed, ck)
+            res.update(setting="digits", seed=args.seed, scale=args.scale)
+            write_json(args.out, res)
     log.info(f"wrote {args.out}")
 
 

@@ -12,15 +12,22 @@ label it with the teacher and take one GD step. At log-spaced checkpoints record
 - cos(W_V, V*), |W_V - V*| / |V*| and the attention's distance to the teacher's pattern S*.
 Then fit log-log slopes of the losses and of both parameter errors over the last part of
 training (t >= fit_from * T).
+
+Resumable (repro.core.checkpoint): the state after a GD step (W_V, W, the curves so far and the
+batch generator) is saved every REPRO_CHECKPOINT_MINUTES minutes and on SIGTERM / SIGINT, beside
+`--out` (a step takes milliseconds: saving by count would only cost time); a rerun goes on from
+it and writes the same bytes as an uninterrupted run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
@@ -70,11 +77,15 @@ def ood_inputs(n: int, d: int, D: int, rate: float, seed: int) -> Any:
 def run_student(teacher: Any, run: StudentRun, seed: int,
                 extra_eval: dict[str, Callable[[Any], float]] | None = None,
                 sampler: Callable[[int, Any], Any] | None = None,
-                log: Callable[[str], None] = print) -> dict[str, Any]:
+                log: Callable[[str], None] = print,
+                ck: Resumable | None = None) -> dict[str, Any]:
     """Train a zero-initialised student on `teacher` with online GD (settings in `run`).
 
     Each step draws a fresh batch: N(0, I) inputs, or `sampler(B, generator)` when given;
-    `extra_eval` adds named metrics of the student at every checkpoint."""
+    `extra_eval` adds named metrics of the student at every checkpoint. With `ck` (an open
+    `Resumable` block of `run.iterations` steps) the GD steps are its steps: the student's
+    blocks, the curves and the batch generator are its state (`sampler` must draw from the
+    generator it is given)."""
     import torch
 
     from repro.papers.tstudent.student import (
@@ -97,7 +108,15 @@ def run_student(teacher: Any, run: StudentRun, seed: int,
     curve: dict[str, list[float]] = {k: [] for k in
                                      ("t", "train_excess", "ood_excess", "cos", "attn_tv",
                                       "value_error", "batch_loss", *(extra_eval or {}))}
-    for t in progress(range(1, T + 1), desc=f"{teacher.kind}/{teacher.act}", total=T):
+    first = 1
+    if ck is not None:
+        ck.rngs["data"] = gen
+        saved = ck.load()
+        if saved is not None:
+            st.W_V, st.W, curve = saved["W_V"], saved["W"], saved["curve"]
+        first = ck.start + 1
+    for t in progress(range(first, T + 1), desc=f"{teacher.kind}/{teacher.act}",
+                      total=T + 1 - first):
         if sampler is None:
             X = torch.randn(B, d, D, dtype=DTYPE, generator=gen)
         else:
@@ -119,6 +138,8 @@ def run_student(teacher: Any, run: StudentRun, seed: int,
             curve["batch_loss"].append(batch_loss)
             for name, fn in (extra_eval or {}).items():
                 curve[name].append(fn(st))
+        if ck is not None:
+            ck.step(t, lambda: {"W_V": st.W_V, "W": st.W, "curve": curve})
     A = st.attention()
     fit_from = run.fit_from
     final = {
@@ -164,10 +185,18 @@ def main(argv: list[str] | None = None) -> None:
     spec = cfg.settings[args.setting]
     teacher = make_teacher(spec.teacher, spec.D, spec.d if spec.d is not None else cfg.d, spec.K,
                            spec.act, seed=args.seed, slope=cfg.leaky_slope)
-    result = run_student(teacher, cfg.run_of(args.setting), args.seed, log=log.info)
-    result.update(setting=args.setting, seed=args.seed, scale=args.scale, teacher=spec.teacher,
-                  act=spec.act, D=spec.D, K=spec.K, d=teacher.d)
-    write_json(args.out, result)
+    run = cfg.run_of(args.setting)
+    # what the run depends on: its arguments and the settings it reads
+    key = {"job": "tstudent.train", "setting": args.setting, "seed": args.seed,
+           "settings": settings_key({"spec": dataclasses.asdict(spec),
+                                     "run": dataclasses.asdict(run), "d": cfg.d,
+                                     "leaky_slope": cfg.leaky_slope})}
+    with Resumable(args.out, key, total=run.iterations,
+                   what=f"tstudent {args.setting} seed {args.seed}") as ck:
+        result = run_student(teacher, run, args.seed, log=log.info, ck=ck)
+        result.update(setting=args.setting, seed=args.seed, scale=args.scale,
+                      teacher=spec.teacher, act=spec.act, D=spec.D, K=spec.K, d=teacher.d)
+        write_json(args.out, result)
     log.info(f"wrote {args.out}")
 
 
