@@ -405,6 +405,41 @@ def test_map_resumes_after_the_last_finished_item(tmp_path):
         ck.map(fn, range(6))
 
 
+def test_a_numpy_only_job_never_imports_torch(tmp_path):
+    """Saving and resuming a numpy job (stackelberg, hadamard_dp) must not pay torch's import
+    (~200 MB and seconds per job)."""
+    code = """
+import os, signal, sys
+import numpy as np
+from repro.core.checkpoint import Resumable
+rng = np.random.default_rng(0)
+out = sys.argv[1]
+try:
+    with Resumable(out, "k", total=3, rngs={"rng": rng}) as ck:
+        st = ck.load()
+        x = st["x"] if st else np.zeros(2)
+        for i in range(ck.start, 3):
+            x = x + rng.random(2)
+            if st is None and i == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+            ck.step(i + 1, lambda: {"x": x})
+    print(repr(x.tolist()), "torch" in sys.modules)
+except SystemExit:
+    print("stopped", "torch" in sys.modules)
+"""
+    def go() -> str:
+        p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "x.json")],
+                           env=_env(), capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.strip()
+
+    assert go() == "stopped False"
+    resumed = go()
+    rng = np.random.default_rng(0)
+    want = rng.random(2) + rng.random(2) + rng.random(2)
+    assert resumed == f"{want.tolist()!r} False"
+
+
 def test_a_signal_after_an_inner_loop_ends_stops_the_outer_loop(tmp_path):
     """A job of several loops: the signal lands in the inner loop's last step (which never
     stops), so the outer loop must stop at its next boundary instead of running on."""

@@ -25,7 +25,7 @@ result, so it is left out of the key.
 
 The key: a sha256 of `key` (the job's settings and arguments; drop the checkpoint frequency
 from it, see `settings_key`), the size and mtime of each file under `inputs`, the source of
-every `repro` module the job has imported, and the torch / numpy versions. A saved state made
+every `repro` module the job has imported, and the numpy (and torch) versions. A saved state made
 for another key (settings, inputs or code changed since) is discarded and the job starts over,
 saying so.
 
@@ -48,14 +48,17 @@ SIGINT (Ctrl-C again, two seconds or more after the first) stops at once.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
+import pickle
 import random
 import shutil
 import signal
 import sys
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -159,6 +162,13 @@ def _set_rng_state(g: Any, st: Any) -> None:
         g.set_state(st.cpu())  # a CUDA generator's state too is a CPU tensor
 
 
+def _dist_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def _env_float(name: str, default: float) -> float:
     try:
         return float(os.environ.get(name, default))
@@ -174,7 +184,6 @@ class Resumable:
                  inputs: Iterable[str | os.PathLike[str]] = (), what: str = "job",
                  map_location: Any = None) -> None:
         import numpy as np
-        import torch
 
         self.dir = resume_dir(out)
         self.path = self.dir / "state.pt"
@@ -185,7 +194,9 @@ class Resumable:
         self.rngs = dict(rngs or {})
         self.what = what
         self.map_location = map_location
-        versions = {"numpy": np.__version__, "torch": torch.__version__}
+        # torch's version from its metadata: numpy-only jobs never pay torch's import, and the
+        # key is the same whether or not the process happened to load it (a warm fork has)
+        versions = {"numpy": np.__version__, "torch": _dist_version("torch")}
         blob = json.dumps({"key": key, "inputs": input_stamps(inputs), "code": code_fingerprint(),
                            "versions": versions, "format": FORMAT},
                           sort_keys=True, default=str)
@@ -260,10 +271,15 @@ class Resumable:
         saved for another key: then it is removed and the job starts over)."""
         if not self.path.exists():
             return None
-        import torch
-
         try:
-            saved = torch.load(self.path, map_location=self.map_location, weights_only=False)
+            if zipfile.is_zipfile(self.path):  # torch.save's format
+                import torch
+
+                saved = torch.load(self.path, map_location=self.map_location,
+                                   weights_only=False)
+            else:
+                with open(self.path, "rb") as f:
+                    saved = pickle.load(f)
         except Exception as e:  # noqa: BLE001 - unreadable: start over, saying why
             log.info("%s: saved state %s is unreadable (%s): starting over",
                      self.what, self.path, e)
@@ -283,14 +299,17 @@ class Resumable:
         return saved["state"]
 
     def save(self, step: int, state: Mapping[str, Any]) -> None:
-        """Save `state` as the state after `step` steps (atomically)."""
-        import torch
-
+        """Save `state` as the state after `step` steps (atomically): with torch.save in a
+        job that uses torch (tensors, any device), else with pickle."""
         saved = {"format": FORMAT, "key": self.key, "step": int(step), "state": dict(state),
                  "global_rng": _global_rng(),
                  "rngs": {n: _rng_state(g) for n, g in self.rngs.items()}}
         with atomic_path(self.path) as tmp:
-            torch.save(saved, tmp)
+            if "torch" in sys.modules:
+                sys.modules["torch"].save(saved, tmp)
+            else:
+                with open(tmp, "wb") as f:
+                    pickle.dump(saved, f, protocol=pickle.HIGHEST_PROTOCOL)
         self.saved_step = int(step)
         self._last_save = time.monotonic()
 
