@@ -103,7 +103,7 @@ rule fetch:
 
 rule prepare:
     input:
-        code=[*P.src("data"), *P.job],
+        code=[*P.src("data"), *P.job, *core("checkpoint")],
         config=P.config,
         interactions=rules.fetch.output.interactions,
     output:
@@ -163,7 +163,7 @@ rule train:
 
 rule proximity:
     input:
-        code=[*P.src("proximity"), *CODE],
+        code=[*P.src("proximity"), *CODE, *core("checkpoint")],
         config=P.config,
         # aligned with runs: each run's own split
         data=lambda w: DATA_OF[w.dataset][w.variant],

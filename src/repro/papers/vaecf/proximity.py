@@ -28,6 +28,14 @@ each source and averaged over sources, of W2 with
 the same for input cosine (control), and binned curves (W2 quantile bins per source): mean
 transfer relative to the source's own gain, and the fraction of targets whose loss strictly
 decreased (the empirical "sharing radius").
+
+Resumable (repro.core.checkpoint), two nested loops: the (run, stage) units (`Resumable.map`:
+the summaries so far, saved after each unit) and, within a unit, the source users (the
+transfer rows so far, saved after each source). Both states are kept beside `--out` and saved
+on SIGTERM / SIGINT too; a rerun skips the finished units, redoes the unit's set-up (targets,
+sources, distances: deterministic) and goes on from the first source not done, with every RNG
+as it was, writing the same bytes. A source's step is one forward and backward pass, so both
+saves are small (a few rows of `n_targets` floats) against the work they keep.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import pandas as pd
 import torch
 from torch.func import functional_call
 
+from repro.core.checkpoint import Resumable, resume_dir, settings_key
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger, progress
@@ -71,17 +80,20 @@ def w2_distances(mu: torch.Tensor, logvar: torch.Tensor) -> np.ndarray:
     return d2.clamp_min(0).sqrt().double().numpy()
 
 
-def transfer_matrix(model: MultVAE, x: torch.Tensor, sources: np.ndarray, lr: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def transfer_matrix(model: MultVAE, x: torch.Tensor, sources: np.ndarray, lr: float,
+                    ck: Resumable | None = None) -> tuple[np.ndarray, np.ndarray]:
     """transfer[s, v] = L_v(theta) - L_v(theta - lr grad L_{sources[s]}(theta)), and each
-    source's own loss decrease."""
+    source's own loss decrease. With `ck` (a `Resumable` over the sources) the rows so far are
+    the state: a saved one skips its sources."""
     model.eval()
     params = {k: v.detach() for k, v in model.named_parameters()}
     with torch.no_grad():
         base = user_losses(model, params, x)
-    out = np.zeros((len(sources), x.shape[0]))
-    own = np.zeros(len(sources))
-    for s, u in enumerate(progress(sources, desc="sources", total=len(sources))):
+    st = ck.load() if ck is not None else None
+    rows: list[np.ndarray] = list(st["rows"]) if st else []
+    for s in progress(range(len(rows), len(sources)), desc="sources",
+                      total=len(sources) - len(rows)):
+        u = sources[s]
         p = {k: v.clone().requires_grad_(True) for k, v in params.items()}
         loss = user_losses(model, p, x[u:u + 1]).sum()
         grads = torch.autograd.grad(loss, list(p.values()), allow_unused=True)
@@ -89,15 +101,21 @@ def transfer_matrix(model: MultVAE, x: torch.Tensor, sources: np.ndarray, lr: fl
                    for (k, v), g in zip(p.items(), grads, strict=True)}
         with torch.no_grad():
             after = user_losses(model, stepped, x)
-        delta = (base - after).double().numpy()
+        rows.append((base - after).double().numpy())
+        if ck is not None:
+            ck.step(s + 1, lambda: {"rows": rows})
+    out = np.zeros((len(sources), x.shape[0]))
+    own = np.zeros(len(sources))
+    for s, (u, delta) in enumerate(zip(sources, rows, strict=True)):
         out[s] = delta
         own[s] = delta[u]
     return out, own
 
 
-def analyse(model: MultVAE, x: torch.Tensor, n_sources: int, lr: float, bins: int, seed: int
-            ) -> dict[str, Any]:
-    """The per-model summary (module docstring) plus the binned curves."""
+def analyse(model: MultVAE, x: torch.Tensor, n_sources: int, lr: float, bins: int, seed: int,
+            ck: Resumable | None = None) -> dict[str, Any]:
+    """The per-model summary (module docstring) plus the binned curves. `ck`: resume the loop
+    over sources (`transfer_matrix`)."""
     rng = np.random.default_rng(seed)
     sources = np.sort(rng.choice(x.shape[0], size=min(n_sources, x.shape[0]), replace=False))
     with torch.no_grad():
@@ -105,7 +123,7 @@ def analyse(model: MultVAE, x: torch.Tensor, n_sources: int, lr: float, bins: in
     w2 = w2_distances(mu, logvar)
     xn = torch.nn.functional.normalize(x, dim=1)
     cos = (xn @ xn.T).double().numpy()
-    transfer, own = transfer_matrix(model, x, sources, lr)
+    transfer, own = transfer_matrix(model, x, sources, lr, ck)
     rho_w2, rho_abs, rho_cos, rel_bins, pos_bins, dist_bins = [], [], [], [], [], []
     for s, u in enumerate(sources):
         mask = np.arange(x.shape[0]) != u
@@ -147,34 +165,56 @@ def main(argv: list[str] | None = None) -> None:
 
     limit_cpu_threads(1)
     log = get_logger(f"vaecf.proximity.{a.variant}", a.log)
-    per_seed, records = [], []
+    runs = []  # (data, run dir, seed, split), each run's split checked before any work
     for data, run_dir in zip(a.data, map(Path, a.runs), strict=True):
         meta = read_json(run_dir / "run.json")
         seed, split = int(meta["seed"]), int(meta["split"])
         if split_of_file(data)[0] != split:
             raise SystemExit(f"{data} is not split {split}, the split of {run_dir}")
-        train = load(data)["train"]
-        rows = np.sort(np.random.default_rng(seed).choice(
-            train.n_rows, size=min(p.n_targets, train.n_rows), replace=False))
-        x = torch.from_numpy(train.dense(rows))
-        for stage, name in (("early", "model_early.pt"), ("final", "model.pt")):
-            if not (run_dir / name).exists():
-                log.info(f"{run_dir}: no {name}, stage {stage} skipped")
-                continue
+        runs.append((data, run_dir, seed, split))
+    units = [(r, stage, name) for r in range(len(runs))
+             for stage, name in (("early", "model_early.pt"), ("final", "model.pt"))]
+    key = {"job": "vaecf.proximity", "dataset": a.dataset, "variant": a.variant,
+           "proximity": settings_key(asdict(p)), "data": a.data, "runs": a.runs}
+    targets: dict[int, torch.Tensor] = {}  # the run whose target users are loaded: its rows
+
+    def unit(i: int) -> dict[str, Any] | None:
+        """Unit i, one (run, stage): its summary, or None when the run kept no such model."""
+        r, stage, name = units[i]
+        data, run_dir, seed, split = runs[r]
+        if not (run_dir / name).exists():
+            log.info(f"{run_dir}: no {name}, stage {stage} skipped")
+            return None
+        if r not in targets:  # the run's target users (both stages use them)
+            train = load(data)["train"]
+            rows = np.sort(np.random.default_rng(seed).choice(
+                train.n_rows, size=min(p.n_targets, train.n_rows), replace=False))
+            targets.clear()
+            targets[r] = torch.from_numpy(train.dense(rows))
+        x = targets[r]
+        with Resumable(resume_dir(a.out) / f"unit{i}", {**key, "unit": [r, stage]}, every=1,
+                       total=min(p.n_sources, x.shape[0]),
+                       inputs=[data, run_dir / "run.json", run_dir / name],
+                       what=f"{a.dataset}/{a.variant} seed {seed} {stage}") as ck:
             seed_everything(seed)
-            res = analyse(load_model(run_dir / name), x, p.n_sources, p.lr, p.bins, seed)
-            res.update(seed=seed, split=split, stage=stage)
-            per_seed.append(res)
-            for m in ("spearman_w2", "spearman_w2_influence", "spearman_cos", "near_minus_far"):
-                records.append({"method": a.variant,
-                                "metric": f"{a.dataset}/proximity_{stage}_{m}",
-                                "seed": seed, "split": split, "value": res[m]})
-            log.info(f"{a.dataset}/{a.variant} seed {seed} {stage}: spearman(W2, transfer) "
-                     f"{res['spearman_w2']:+.3f}, (W2, |transfer|) "
-                     f"{res['spearman_w2_influence']:+.3f}, (cos, transfer) "
-                     f"{res['spearman_cos']:+.3f}")
-    write_json(a.out, {"dataset": a.dataset, "variant": a.variant, "settings": asdict(p),
-                       "seeds": per_seed, "records": records})
+            res = analyse(load_model(run_dir / name), x, p.n_sources, p.lr, p.bins, seed, ck=ck)
+        res.update(seed=seed, split=split, stage=stage)
+        log.info(f"{a.dataset}/{a.variant} seed {seed} {stage}: spearman(W2, transfer) "
+                 f"{res['spearman_w2']:+.3f}, (W2, |transfer|) "
+                 f"{res['spearman_w2_influence']:+.3f}, (cos, transfer) "
+                 f"{res['spearman_cos']:+.3f}")
+        return res
+
+    with Resumable(a.out, key, every=1, inputs=[*a.data, *a.runs],
+                   what=f"{a.dataset}/{a.variant} proximity") as ck:
+        per_seed = [res for res in ck.map(unit, range(len(units))) if res is not None]
+        records = [{"method": a.variant, "metric": f"{a.dataset}/proximity_{res['stage']}_{m}",
+                    "seed": res["seed"], "split": res["split"], "value": res[m]}
+                   for res in per_seed
+                   for m in ("spearman_w2", "spearman_w2_influence", "spearman_cos",
+                             "near_minus_far")]
+        write_json(a.out, {"dataset": a.dataset, "variant": a.variant, "settings": asdict(p),
+                           "seeds": per_seed, "records": records})
 
 
 if __name__ == "__main__":
