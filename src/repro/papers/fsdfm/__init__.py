@@ -1,0 +1,1 @@
+"""FS-DFM: few-step discrete flow matching."""
