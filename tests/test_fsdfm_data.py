@@ -268,3 +268,17 @@ def test_text_blocks_from_a_fake_hub(tmp_path, monkeypatch):
     assert got["eval"].ravel().tolist() == ev[: len(ev) // 4 * 4]
     facts = read_json(out.with_name("source.json"))
     assert facts["train_blocks"] == 2 and facts["vocab"] == 128 and "seed" not in facts
+
+
+def test_classes_make_the_token_two_back_act_through_its_class_only():
+    """classes=K: P[a, b] depends on a only through a mod K (K x V contexts); K = V (or 0) is
+    the unrestricted chain, drawn exactly as before."""
+    chain = make_chain(12, 3, 0.5, 0.02, np.random.default_rng(7), classes=4)
+    for a in range(12):
+        assert np.array_equal(chain.P[a], chain.P[a % 4])
+    assert not np.array_equal(chain.P[0], chain.P[1])
+    full = make_chain(12, 3, 0.5, 0.02, np.random.default_rng(7))
+    assert np.array_equal(full.P, make_chain(12, 3, 0.5, 0.02, np.random.default_rng(7),
+                                             classes=12).P)
+    with pytest.raises(ValueError, match="classes"):
+        make_chain(12, 3, 0.5, 0.02, np.random.default_rng(7), classes=13)

@@ -231,3 +231,14 @@ def test_evaluation_resumes_after_sigterm(fsdfm):
     sa, sb = (np.load(fsdfm / f) for f in ("ev_a.npz", "ev_b.npz"))
     assert sorted(sa.files) == ["nfe1", "nfe16", "nfe4"]
     assert all(np.array_equal(sa[k], sb[k]) for k in sa.files)
+
+
+def test_an_additive_dt_path_makes_the_student_start_as_the_dfm():
+    cfg = Model(hidden=16, cond=8, layers=2, heads=2, dt_fusion="additive")
+    dfm = Denoiser(7, 16, 8, 2, 2)
+    for p in dfm.parameters():
+        torch.nn.init.normal_(p, std=0.2, generator=gen(6))
+    student = student_from(dfm, cfg, mask_token=False)
+    x, t = torch.randint(7, (3, 5), generator=gen()), torch.rand(3, generator=gen(1))
+    for dt in (1.0, 1 / 64):
+        assert torch.allclose(student(x, t, torch.full((3,), dt)), dfm(x, t), atol=1e-6)

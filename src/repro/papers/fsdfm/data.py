@@ -166,10 +166,12 @@ class Chain:
 
 
 def make_chain(vocab: int, successors: int, concentration: float, smoothing: float,
-               rng: np.random.Generator) -> Chain:
+               rng: np.random.Generator, classes: int = 0) -> Chain:
     """A random order-2 chain: each context (a, b) favours `successors` distinct tokens with
     Dirichlet(concentration) weights, mixed with uniform (weight `smoothing`) so every
-    transition has probability >= smoothing / V and the chain is ergodic."""
+    transition has probability >= smoothing / V and the chain is ergodic. With `classes` K
+    (0: K = V) the token two back acts through its class a mod K only: K x V contexts, each
+    drawn independently (K = V is the unrestricted chain, the same draws as before)."""
     if vocab < 2 or not 1 <= successors <= vocab:
         raise ValueError(f"need vocab >= 2 and 1 <= successors <= vocab, got {vocab}, "
                          f"{successors}")
@@ -177,10 +179,14 @@ def make_chain(vocab: int, successors: int, concentration: float, smoothing: flo
         raise ValueError(f"need concentration > 0 and smoothing in [0, 1], got "
                          f"{concentration}, {smoothing}")
     V = vocab
-    idx = np.argsort(rng.random((V, V, V)), axis=-1)[..., :successors]  # uniform k-subsets
-    w = rng.dirichlet(np.full(successors, float(concentration)), size=(V, V))
-    sparse = np.zeros((V, V, V))
-    np.put_along_axis(sparse, idx, w, axis=-1)
+    K = classes or V
+    if not 1 <= K <= V:
+        raise ValueError(f"need 0 <= classes <= vocab, got {classes}")
+    idx = np.argsort(rng.random((K, V, V)), axis=-1)[..., :successors]  # uniform k-subsets
+    w = rng.dirichlet(np.full(successors, float(concentration)), size=(K, V))
+    table = np.zeros((K, V, V))
+    np.put_along_axis(table, idx, w, axis=-1)
+    sparse = table[np.arange(V) % K]
     P = (1.0 - smoothing) * sparse + smoothing / V
     P /= P.sum(axis=-1, keepdims=True)  # exact to rounding
     return Chain(P, stationary_pairs(P))
@@ -316,9 +322,10 @@ def main(argv: list[str] | None = None) -> None:
     facts: dict[str, Any] = {"source": d.source, "length": d.length}
     if d.source == "markov2":
         chain = make_chain(d.vocab, d.successors, d.concentration, d.smoothing,
-                           np.random.default_rng(d.seed))
+                           np.random.default_rng(d.seed), d.classes)
         arrays = {"P": chain.P, "init": chain.init}
-        facts |= {"seed": d.seed, "vocab": d.vocab, "successors": d.successors,
+        facts |= {"seed": d.seed, "vocab": d.vocab, "classes": d.classes or d.vocab,
+                  "successors": d.successors,
                   "concentration": d.concentration, "smoothing": d.smoothing,
                   **chain_summary(chain, d.length)}
     else:

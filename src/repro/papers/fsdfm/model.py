@@ -10,7 +10,10 @@ and, for FS-DFM's student, on the step size dt (as the paper's code builds it, a
   the blocks as SiLU(emb_t). With dt (the student), a second embedder of raw dt, the two fused
   by SiLU(Linear([emb_t, emb_dt])), and each block (and the final layer) maps the fused
   condition to its own by SiLU(Linear(.)) before its adaLN projection. A student is built from a
-  trained DFM by loading its weights; the dt modules start at random, as in the paper's code.
+  trained DFM by loading its weights; the dt modules start at random, as in the paper's code
+  (`dt_fusion: fuser`). `dt_fusion: additive` (ours, for short finetuning budgets) adds the dt
+  embedding to the t embedding instead, its last layer zero-initialised: the student starts as
+  exactly the DFM it is built from.
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ def timestep_embedding(t: torch.Tensor, dim: int = FREQ_DIM, max_period: float =
 
 
 class Embedder(nn.Module):
-    def __init__(self, cond: int) -> None:
+    def __init__(self, cond: int, zero_out: bool = False) -> None:
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(FREQ_DIM, cond), nn.SiLU(), nn.Linear(cond, cond))
+        if zero_out:
+            nn.init.zeros_(self.mlp[2].weight)
+            nn.init.zeros_(self.mlp[2].bias)
 
     def forward(self, t: torch.Tensor) -> torch.Tensor:
         return self.mlp(timestep_embedding(t))
@@ -121,18 +127,23 @@ class Denoiser(nn.Module):
 
     def __init__(self, vocab: int, hidden: int, cond: int, layers: int, heads: int,
                  dropout: float = 0.0, mask_token: bool = False,
-                 dt_conditioned: bool = False) -> None:
+                 dt_conditioned: bool = False, dt_fusion: str = "fuser") -> None:
         super().__init__()
+        if dt_fusion not in ("fuser", "additive"):
+            raise ValueError(f"dt_fusion {dt_fusion!r}: allowed are fuser, additive")
         self.vocab, self.dt_conditioned = vocab, dt_conditioned
+        self.additive = dt_conditioned and dt_fusion == "additive"
+        fused = dt_conditioned and not self.additive
         n_in = vocab + int(mask_token)
         self.embed = nn.Embedding(n_in, hidden)
         self.t_embed = Embedder(cond)
         if dt_conditioned:
-            self.dt_embed = Embedder(cond)
+            self.dt_embed = Embedder(cond, zero_out=self.additive)
+        if fused:
             self.fuse = nn.Sequential(nn.Linear(2 * cond, 2 * cond), nn.SiLU())
-        self.blocks = nn.ModuleList(Block(hidden, heads, cond, dropout, dt_conditioned)
+        self.blocks = nn.ModuleList(Block(hidden, heads, cond, dropout, fused)
                                     for _ in range(layers))
-        self.final = FinalLayer(hidden, cond, n_in, dt_conditioned)
+        self.final = FinalLayer(hidden, cond, n_in, fused)
 
     def forward(self, x: torch.Tensor, t: torch.Tensor, dt: torch.Tensor | None = None
                 ) -> torch.Tensor:
@@ -141,7 +152,10 @@ class Denoiser(nn.Module):
             if dt is None:
                 raise ValueError("the FS-DFM student needs the step size dt")
             dt = torch.as_tensor(dt, device=x.device).expand(x.shape[0])
-            c = self.fuse(torch.cat([self.t_embed(t), self.dt_embed(dt)], dim=-1))
+            if self.additive:
+                c = F.silu(self.t_embed(t) + self.dt_embed(dt))
+            else:
+                c = self.fuse(torch.cat([self.t_embed(t), self.dt_embed(dt)], dim=-1))
         else:
             c = F.silu(self.t_embed(t))
         h = self.embed(x)
@@ -153,7 +167,8 @@ class Denoiser(nn.Module):
 def build(cfg_model, vocab: int, mask_token: bool, dt_conditioned: bool) -> Denoiser:
     """The denoiser of the given settings (`settings.Model`)."""
     return Denoiser(vocab, cfg_model.hidden, cfg_model.cond, cfg_model.layers, cfg_model.heads,
-                    cfg_model.dropout, mask_token=mask_token, dt_conditioned=dt_conditioned)
+                    cfg_model.dropout, mask_token=mask_token, dt_conditioned=dt_conditioned,
+                    dt_fusion=cfg_model.dt_fusion)
 
 
 def student_from(dfm: Denoiser, cfg_model, mask_token: bool) -> Denoiser:

@@ -16,6 +16,8 @@ class Data:
     """the chain is drawn once, from this seed"""
     vocab: int = 64
     length: int = 128
+    classes: int = 0
+    """the token two back acts through its class (a mod classes); 0: every token its own"""
     successors: int = 4
     """how many next tokens each (a, b) context favours"""
     concentration: float = 0.5
@@ -38,6 +40,9 @@ class Model:
     layers: int
     heads: int
     dropout: float = 0.0
+    dt_fusion: str = "fuser"
+    """the student's dt path: fuser (the paper's code) or additive (zero-initialised: the
+    student starts as the DFM)"""
 
 
 @dataclass
