@@ -64,9 +64,7 @@ def main() -> None:
         trained = ppl(x)
         start = path.source_sample((a.draws, length), gen)
         zeros, ones = torch.zeros(a.draws), torch.ones(a.draws)
-        with torch.no_grad():
-            target = shortcut_target(ema, path, start, zeros, ones,
-                                     rule, gen)
+        target = shortcut_target(ema, path, start, zeros, ones, rule, gen)  # no_grad inside
         q = probs(target, path).mean(0)  # (L, V): the forward-KL optimum over the draws
         x = categorical(q.expand(a.samples, length, vocab).contiguous(), gen)
         print(f"FS-DFM ({rule} rule), one step: trained student {trained:.2f}; "
