@@ -1,0 +1,1 @@
+"""Diffusion decision-focused learning."""
