@@ -97,7 +97,7 @@ rule train:
 
 rule evaluate:
     input:
-        code=[*P.src("evaluate", "train", "data"), *MODEL, *core("device")],
+        code=[*P.src("evaluate", "train", "data"), *MODEL, *core("checkpoint", "device")],
         config=P.config,
         data=rules.fetch.output.data,
         runs=expand(

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         z = decisions(method, model, problem, x, cfg.evaluate.mc_samples, gen, chunk=len(x))
         cost = problem.cost(torch.as_tensor(z), y.double()).numpy()
         out["methods"][method] = {**summary(cost, oracle),
-                                  **{k: meta[k] for k in ("best_step", "secs_per_step")
+                                  **{k: meta[k] for k in ("best_step",)
                                      if k in meta}}
     if a.task == "synthetic":
         draws = synthetic_law(cfg.synthetic, cfg.synthetic.bayes_samples, 50_000 + a.seed)

@@ -11,8 +11,9 @@ peak, and no child pays torch's import): the small-scale diffusion model (weight
 initialisation; memory and time do not depend on their values), one warm-up step, then
 `repeats` timed steps of the real training step (`method.dfl_step`, the paper's combined
 loss) on a fixed batch. Three measures per step:
-- autograd bytes: the distinct tensor storages autograd saves for the backward pass
-  (torch.autograd.graph.saved_tensors_hooks): deterministic, the part that grows with steps;
+- autograd bytes: the distinct tensor storages autograd saves for the backward passes of
+  one step (torch.autograd.graph.saved_tensors_hooks, every graph of the step, measured in
+  an extra step that holds them all): deterministic, the part that grows with steps;
 - peak memory: on CUDA torch.cuda.max_memory_allocated; on CPU the process's peak resident
   set (VmHWM, reset before the step through /proc/self/clear_refs) above its resident set
   just before the step, with glibc made to return freed memory (a fixed mmap threshold for
@@ -89,16 +90,8 @@ def measure_one(config: str, scale: str, data: str, method: str, steps: int) -> 
                  cfg.dfl.sf_timesteps, cfg.dfl.sf_weighting, gen)
 
     step()  # warm-up: allocator, solver set-up, first-call costs
-    saved: dict[int, int] = {}
-
-    def pack(t: torch.Tensor) -> torch.Tensor:
-        st = t.untyped_storage()
-        saved[st.data_ptr()] = st.nbytes()
-        return t
-
-    secs, peaks, saved_bytes = [], [], []
+    secs, peaks = [], []
     for _ in range(mc.repeats):
-        saved.clear()
         if device == "cuda":
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
@@ -107,17 +100,28 @@ def measure_one(config: str, scale: str, data: str, method: str, steps: int) -> 
             reset = _reset_peak()
             base = _status_kb("VmRSS") * 1024
         t0 = time.perf_counter()
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            step()
+        step()
         if device == "cuda":
             torch.cuda.synchronize()
             peaks.append(torch.cuda.max_memory_allocated() - base)
         else:
             peaks.append(_status_kb("VmHWM") * 1024 - base if reset else float("nan"))
         secs.append(time.perf_counter() - t0)
-        saved_bytes.append(sum(saved.values()))
+    # one more step for the autograd bytes: every saved tensor is held to the end of the step,
+    # so no storage is freed and its address reused (distinct storages, counted once each)
+    held: list[torch.Tensor] = []
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        held.append(t)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        step()
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in held}
+    saved_bytes = sum(storages.values())
+    held.clear()
     return {"method": method, "sample_steps": steps, "device": device,
-            "peak_bytes": float(np.median(peaks)), "saved_bytes": float(np.median(saved_bytes)),
+            "peak_bytes": float(np.median(peaks)), "saved_bytes": float(saved_bytes),
             "secs_per_step": float(np.median(secs)),
             "peak_measure": "cuda max_memory_allocated" if device == "cuda"
             else "VmHWM above VmRSS before the step"}

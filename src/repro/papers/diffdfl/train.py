@@ -60,11 +60,15 @@ def load_task(cfg: Settings, task: str, data: Path, seed: int, device: str = "cp
 
 
 def save_model(path: Path, model, meta: dict[str, Any]) -> None:
+    import io
+
     import torch
 
     state = {k: v.cpu() for k, v in model.state_dict().items()}
+    buf = io.BytesIO()  # saved to a buffer: the archive's inner name is not the file's
+    torch.save({"state": state, "meta": meta}, buf)
     with atomic_path(path) as tmp:
-        torch.save({"state": state, "meta": meta}, tmp)
+        tmp.write_bytes(buf.getvalue())
 
 
 def load_model(path: Path, method: str, x_dim: int, y_dim: int, cfg: Settings,
@@ -85,7 +89,8 @@ def fit_hold(model, d: dict[str, Any], seed: int) -> float:
         return float(sum(model.fit_loss(d["x_hold"], d["y_hold"]) for _ in range(16)) / 16)
 
 
-def pretrain(model, d: dict[str, Any], cfg: Settings, seed: int, ck: Resumable, log) -> dict:
+def pretrain(model, d: dict[str, Any], cfg: Settings, seed: int, gen, ck: Resumable, log
+             ) -> dict:
     """Two-stage fit for a fixed number of steps (official: no early stopping). The hold-out
     fit loss is recorded every 5% of the steps; the state with the lowest is noted, not used:
     on the synthetic task, where x carries no information, the hold-out denoising loss rises
@@ -94,7 +99,6 @@ def pretrain(model, d: dict[str, Any], cfg: Settings, seed: int, ck: Resumable, 
     import torch
 
     opt = torch.optim.Adam(model.parameters(), lr=cfg.pretrain.lr)
-    gen = torch.Generator().manual_seed(seed)
     every = max(1, cfg.pretrain.steps // 20)
     st = ck.load()
     if st:
@@ -137,7 +141,7 @@ def hold_loss(method: str, model, problem, d: dict[str, Any], cfg: Settings, see
     return float(problem.cost(torch.as_tensor(z, dtype=torch.float32, device=y.device), y).mean())
 
 
-def finetune(method: str, model, problem, d: dict[str, Any], cfg: Settings, seed: int,
+def finetune(method: str, model, problem, d: dict[str, Any], cfg: Settings, seed: int, gen,
              ck: Resumable, log) -> dict[str, Any]:
     import torch
 
@@ -145,7 +149,6 @@ def finetune(method: str, model, problem, d: dict[str, Any], cfg: Settings, seed
 
     c = cfg.dfl
     opt = torch.optim.Adam(model.parameters(), lr=c.lr)
-    gen = torch.Generator().manual_seed(seed)
     st = ck.load()
     if st:
         model.load_state_dict(st["model"])
@@ -153,18 +156,16 @@ def finetune(method: str, model, problem, d: dict[str, Any], cfg: Settings, seed
         hist, best = st["hist"], st["best"]
     else:
         h0 = hold_loss(method, model, problem, d, cfg, seed)
-        hist = {"step": [0], "hold": [h0], "train_task": [], "secs": []}
+        hist = {"step": [0], "hold": [h0], "train_task": []}
         best = {"step": 0, "hold": h0, "state": {k: v.clone() for k, v in
                                                    model.state_dict().items()}}
         log.info("step 0 (two-stage init): hold-out task loss %.4f", h0)
     n = len(d["y"])
     for step in progress(range(ck.start, c.steps), desc=method, total=c.steps):
         idx = torch.randint(0, n, (min(c.batch, n),), generator=gen)
-        t0 = time.perf_counter()
         model.train()
         out = dfl_step(method, model, opt, problem, d["x"][idx], d["y"][idx], c.mc_samples,
                        c.alpha, c.sf_timesteps, c.sf_weighting, gen)
-        hist["secs"].append(time.perf_counter() - t0)
         hist["train_task"].append(out.task_loss)
         if (step + 1) % c.eval_every == 0 or step + 1 == c.steps:
             model.eval()
@@ -212,20 +213,20 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.time()
     key = {"settings": settings_key(cfg), "task": a.task, "method": a.method, "seed": a.seed}
     inputs = [a.data] + ([a.init] if a.init else [])
+    gen = torch.Generator().manual_seed(a.seed)  # batches, draws, diffusion noise
     if a.method in INIT_OF:
         model = load_model(a.init, INIT_OF[a.method], x_dim, y_dim, cfg, device)
-        with Resumable(a.out, key, total=cfg.dfl.steps, inputs=inputs) as ck:
-            info = finetune(a.method, model, problem, d, cfg, a.seed, ck, log)
-            info["secs_per_step"] = float(np.median(info["hist"]["secs"]))
-            info["hist"]["secs"] = []  # wall times vary run to run; the median is kept
+        with Resumable(a.out, key, total=cfg.dfl.steps, inputs=inputs, rngs={"gen": gen}) as ck:
+            info = finetune(a.method, model, problem, d, cfg, a.seed, gen, ck, log)
             meta = {"task": a.task, "method": a.method, "seed": a.seed, "init": str(a.init),
                     "device": device, **info}
             save_model(a.out, model, meta)
     else:
         model = build(MODEL_OF[a.method], x_dim, y_dim, cfg.models).to(device)
         model.set_scale(d["y"])
-        with Resumable(a.out, key, total=cfg.pretrain.steps, inputs=inputs) as ck:
-            info = pretrain(model, d, cfg, a.seed, ck, log)
+        with Resumable(a.out, key, total=cfg.pretrain.steps, inputs=inputs,
+                       rngs={"gen": gen}) as ck:
+            info = pretrain(model, d, cfg, a.seed, gen, ck, log)
             meta = {"task": a.task, "method": a.method, "seed": a.seed, **info}
             save_model(a.out, model, meta)
     log.info("%s / %s / seed %d done in %.1f s", a.task, a.method, a.seed, time.time() - t0)
