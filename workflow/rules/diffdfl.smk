@@ -100,9 +100,7 @@ rule evaluate:
         code=[*P.src("evaluate", "train", "data"), *MODEL, *core("checkpoint", "device")],
         config=P.config,
         data=rules.fetch.output.data,
-        runs=expand(
-            f"{P.out}/runs/{{{{task}}}}/{{method}}/seed{{{{seed}}}}.pt", method=METHODS
-        ),
+        runs=expand(f"{P.out}/runs/{{{{task}}}}/{{method}}/seed{{{{seed}}}}.pt", method=METHODS),
     output:
         metrics=f"{P.out}/eval/{{task}}_seed{{seed}}.json",
     log:
