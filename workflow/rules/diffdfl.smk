@@ -60,19 +60,15 @@ rule fetch:
         " --task {wildcards.task} --mirror {params.mirror} --out {output.data} 2> {log}"
 
 
-def init_of(w):
-    """A DFL method's two-stage starting point; none for a two-stage method."""
-    if w.method not in INIT:
-        return []
-    return f"{P.out}/runs/{w.task}/{INIT[w.method]}/seed{w.seed}.pt"
-
-
 rule train:
     input:
         code=[*P.src("train"), *MODEL, *core("checkpoint", "device")],
         config=P.config,
         data=rules.fetch.output.data,
-        init=init_of,
+        # a DFL method starts from its two-stage model; a two-stage method from nothing
+        init=lambda w: (
+            f"{P.out}/runs/{w.task}/{INIT[w.method]}/seed{w.seed}.pt" if w.method in INIT else []
+        ),
     output:
         model=f"{P.out}/runs/{{task}}/{{method}}/seed{{seed}}.pt",
     log:
