@@ -24,10 +24,11 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 check=(.venv/bin/python src/repro/core/lockfile.py check "$LOCK" --editable .)
+nodeps=(.venv/bin/python src/repro/core/lockfile.py check requirements-nodeps.lock)
 if [ -n "${TORCH_SPEC:-}" ]; then
   check+=(--ignore torch)
 fi
-if "${check[@]}" -q; then
+if "${check[@]}" -q && "${nodeps[@]}" -q; then
   state="already matched the lock"
 else
   if [ -n "${TORCH_SPEC:-}" ]; then
@@ -38,6 +39,8 @@ else
   else
     .venv/bin/pip install -q --require-hashes -r "$LOCK"
   fi
+  # exact pins whose declared dependencies cannot join the lock (requirements-nodeps.lock says why)
+  .venv/bin/pip install -q --no-deps --require-hashes -r requirements-nodeps.lock
   # the package itself, editable, without touching the locked dependencies; setuptools is in the
   # lock, so no isolated build environment is fetched
   .venv/bin/pip install -q --no-deps --no-build-isolation -e .

@@ -90,9 +90,24 @@ def test_environment_yml_carries_the_lock(pins):
         (spec,) = req.specifier
         assert spec.operator == "==", line
         listed[lockfile.normalize(req.name)] = spec.version
-    assert listed == {k: p.version for k, p in pins.items()}, (
+    nodeps = lockfile.read(ROOT / lockfile.NODEPS)
+    runtime = {k: p.version for k, p in nodeps.items() if k in lockfile.NODEPS_RUNTIME}
+    assert runtime and set(runtime) < set(nodeps)  # the tests-only pins stay out of conda
+    assert listed == {**{k: p.version for k, p in pins.items()}, **runtime}, (
         "environment.yml differs from requirements.lock: run bash scripts/lock.sh")
-    assert (ROOT / "environment.yml").read_text() == lockfile.conda_env(pins)
+    assert (ROOT / "environment.yml").read_text() == lockfile.conda_env(pins, nodeps=nodeps)
+
+
+def test_nodeps_pins_are_exact_hashed_and_outside_the_lock(pins):
+    """requirements-nodeps.lock: exact pins with hashes, none of them in the lock, installed by
+    setup.sh with --no-deps (their declared dependencies are why they cannot join the lock)."""
+    nodeps = lockfile.read(ROOT / lockfile.NODEPS)
+    assert {"spikingjelly", "torchattacks"} <= set(nodeps)
+    for key, pin in nodeps.items():
+        Version(pin.version)
+        assert pin.hashes and key not in pins, pin.name
+    setup = (ROOT / "scripts/setup.sh").read_text()
+    assert "pip install -q --no-deps --require-hashes -r requirements-nodeps.lock" in setup
 
 
 def test_setup_installs_the_lock_with_hashes():

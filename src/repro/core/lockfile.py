@@ -28,6 +28,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 LOCK = "requirements.lock"
+# pins installed with --no-deps after the lock (the file says why); conda users get the runtime
+# ones, whose declared dependencies pip resolves there against the CPU index's torch
+NODEPS = "requirements-nodeps.lock"
+NODEPS_RUNTIME = ("spikingjelly",)
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([^\s;\\]+)\s*(;[^\\#]*)?")
 _HASH = re.compile(r"--hash=(sha256:[0-9a-f]{64})")
 
@@ -149,7 +153,8 @@ def without(text: str, names: Iterable[str]) -> str:
     return "\n".join(keep) + "\n"
 
 
-def conda_env(pins: Mapping[str, Pin], python: str = "3.11") -> str:
+def conda_env(pins: Mapping[str, Pin], python: str = "3.11",
+              nodeps: Mapping[str, Pin] | None = None) -> str:
     """environment.yml with the lock's exact versions (conda gives Python and pip only, so
     every Python package is the lock's; pip cannot check hashes next to `-e .`)."""
     lines = [
@@ -165,7 +170,8 @@ def conda_env(pins: Mapping[str, Pin], python: str = "3.11") -> str:
         "  - pip:",
         "      - --extra-index-url https://download.pytorch.org/whl/cpu",
     ]
-    for _, pin in sorted(pins.items()):
+    extra = {k: p for k, p in (nodeps or {}).items() if k in NODEPS_RUNTIME}
+    for _, pin in sorted({**pins, **extra}.items()):
         marker = f"; {pin.marker}" if pin.marker else ""
         lines.append(f"      - {pin.name}=={pin.version}{marker}")
     lines.append("      - -e .")
@@ -189,7 +195,8 @@ def main(argv: list[str]) -> int:
     w.add_argument("names", nargs="+")
     args = ap.parse_args(argv)
     if args.cmd == "conda":
-        sys.stdout.write(conda_env(read(args.lock)))
+        side = Path(args.lock).parent / NODEPS
+        sys.stdout.write(conda_env(read(args.lock), nodeps=read(side) if side.exists() else None))
         return 0
     if args.cmd == "without":
         sys.stdout.write(without(Path(args.lock).read_text(), args.names))
