@@ -1,0 +1,1 @@
+"""SNN robustness: structured temporal orthogonal decorrelation (STOD)."""
