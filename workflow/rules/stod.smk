@@ -84,7 +84,7 @@ rule evaluate:
         code=[
             *P.src("evaluate", "attacks", "gtc", "train", "data"),
             *MODEL,
-            *core("device"),
+            *core("checkpoint", "device"),
         ],
         config=P.config,
         data=rules.fetch.output.data,

@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import write_json
-from repro.core.progress import get_logger, progress
+from repro.core.progress import get_logger
 from repro.papers.stod.settings import DATASETS, Settings, attack_of, load
 
 
@@ -52,8 +53,11 @@ def robust_accuracy(model, x, y, kind: str, eps: float, cfg: Settings, dataset: 
     return correct / len(y)
 
 
-def evaluate(model, d: dict[str, Any], cfg: Settings, dataset: str, seed: int, log
-             ) -> dict[str, Any]:
+def evaluate(model, d: dict[str, Any], cfg: Settings, dataset: str, seed: int, ck: Resumable,
+             log) -> dict[str, Any]:
+    """Clean accuracy, each (attack, eps) and GTC, one resumable item each: a stopped job keeps
+    what it finished. Item k draws from its own generator (seed, k), so the order of work and a
+    resume change nothing."""
     import torch
 
     from repro.papers.stod import gtc
@@ -61,27 +65,28 @@ def evaluate(model, d: dict[str, Any], cfg: Settings, dataset: str, seed: int, l
     device = d["x_test"].device
     a = attack_of(cfg, dataset)
     x, y = d["x_test"], d["y_test"]
+    items = [("clean", 0.0)] + [(k, e) for k in ("fgsm", "pgd") for e in a.eps] + [("gtc", 0.0)]
 
-    def gen(k: int) -> torch.Generator:
-        return torch.Generator(device=device).manual_seed(7919 * seed + k)
-
-    model.gen = gen(0)
-    out: dict[str, Any] = {"clean_acc": accuracy(model, x, y, a.batch), "test_images": len(y)}
-    rows = []
-    for k, (kind, eps) in enumerate(progress(
-            [(kind, e) for kind in ("fgsm", "pgd") for e in a.eps], desc="attacks")):
-        g = gen(1 + k)
+    def one(item: tuple[str, float]) -> Any:
+        kind, eps = item
+        g = torch.Generator(device=device).manual_seed(7919 * seed + items.index(item))
         model.gen = g
-        acc = robust_accuracy(model, x, y, kind, eps, cfg, dataset, g)
-        rows.append({"attack": kind, "eps": eps, "acc": acc})
-        log.info("%s eps %.4f: accuracy %.4f", kind, eps, acc)
-    out["attacks"] = rows
-    m = min(cfg.gtc.samples, len(y))
-    model.gen = gen(10_000)
-    out["gtc"] = gtc.measure(model, x[:m], y[:m], cfg.gtc.batch)
-    model.gen = None
-    out["headline_eps"] = a.headline_eps
-    return out
+        if kind == "clean":
+            res: Any = accuracy(model, x, y, a.batch)
+        elif kind == "gtc":
+            m = min(cfg.gtc.samples, len(y))
+            res = gtc.measure(model, x[:m], y[:m], cfg.gtc.batch)
+        else:
+            res = {"attack": kind, "eps": eps,
+                   "acc": robust_accuracy(model, x, y, kind, eps, cfg, dataset, g)}
+            log.info("%s eps %.4f: accuracy %.4f", kind, eps, res["acc"])
+        model.gen = None
+        log.info("evaluate: item %d of %d (%s) done", items.index(item) + 1, len(items), kind)
+        return res
+
+    done = ck.map(one, items)
+    return {"clean_acc": done[0], "test_images": len(y), "attacks": done[1:-1],
+            "gtc": done[-1], "headline_eps": a.headline_eps}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -104,7 +109,11 @@ def main(argv: list[str] | None = None) -> None:
     model, meta = load_model(a.model, cfg, a.dataset, data_info(d), device)
     seed_everything(meta["seed"])
     t0 = time.time()
-    res = evaluate(model, d, cfg, a.dataset, meta["seed"], log)
+    key = {"settings": settings_key(cfg), "dataset": a.dataset, "method": meta["method"],
+           "seed": meta["seed"]}
+    with Resumable(a.out, key, inputs=[a.model, a.data],
+                   what=f"stod evaluate {a.dataset}/{meta['method']}/seed{meta['seed']}") as ck:
+        res = evaluate(model, d, cfg, a.dataset, meta["seed"], ck, log)
     res.update({"dataset": a.dataset, "method": meta["method"], "seed": meta["seed"],
                 "final_train_acc": meta["curve"][-1]["train_acc"] if meta["curve"] else None,
                 "curve": meta["curve"]})
