@@ -158,3 +158,15 @@ def test_config_has_the_papers_setting_at_full():
     assert full.attack["cifar10"]["headline_eps"] == pytest.approx(8 / 255)
     assert full.train.adv is not None and full.train.epochs == 200
     assert {r["metric"] for r in raw["reported"]} == {"fgsm_acc", "pgd_acc", "gtc"}
+
+
+def test_eot_averages_the_gradient_over_draws_and_is_a_no_op_for_direct():
+    x, y = torch.rand(4, 1, 8, 8), torch.randint(0, 10, (4,))
+    d = net("direct")
+    assert torch.allclose(input_grad(d, x, y, eot=3), input_grad(d, x, y), atol=1e-7)
+    r = net("rate")
+    r.gen = torch.Generator().manual_seed(5)
+    each = [input_grad(r, x, y) for _ in range(3)]
+    r.gen = torch.Generator().manual_seed(5)
+    assert torch.allclose(input_grad(r, x, y, eot=3), sum(each) / 3, atol=1e-7)
+    assert not torch.allclose(each[0], each[1])  # the draws differ, so EOT changes the attack

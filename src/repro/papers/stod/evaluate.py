@@ -41,13 +41,15 @@ def robust_accuracy(model, x, y, kind: str, eps: float, cfg: Settings, dataset: 
     from repro.papers.stod.attacks import fgsm, pgd
 
     a = attack_of(cfg, dataset)
+    eot = a.eot if model.method == "rate" else 1  # the other encodings are deterministic
     correct = 0
     for i in range(0, len(y), a.batch):
         xb, yb = x[i:i + a.batch], y[i:i + a.batch]
         if kind == "fgsm":
-            adv = fgsm(model, xb, yb, eps)
+            adv = fgsm(model, xb, yb, eps, eot)
         else:
-            adv = pgd(model, xb, yb, eps, a.pgd_alpha * eps, a.pgd_steps, a.random_start, gen)
+            adv = pgd(model, xb, yb, eps, a.pgd_alpha * eps, a.pgd_steps, a.random_start, gen,
+                      eot)
         with torch.no_grad():
             correct += int((model(adv).argmax(1) == yb).sum())
     return correct / len(y)

@@ -61,7 +61,7 @@ class AdvTrain:
 
 @dataclass(frozen=True)
 class Train:
-    epochs: int
+    epochs: int | dict[str, int]  # one count, or one per data set
     batch: int
     optimizer: str  # adam or sgd (momentum 0.9)
     lr: float
@@ -80,6 +80,7 @@ class Attack:
     pgd_alpha: float  # PGD step, as a fraction of eps
     random_start: bool  # PGD starts uniformly in the eps ball (Madry et al.; torchattacks)
     batch: int
+    eot: int = 1  # rate encoding: gradients averaged over this many draws (EOT)
 
 
 @dataclass(frozen=True)
@@ -123,3 +124,12 @@ def attack_of(cfg: Settings, dataset: str) -> Attack:
     if a.headline_eps not in a.eps:
         raise ValueError(f"attack.{dataset}.headline_eps {a.headline_eps} is not one of its eps")
     return a
+
+
+def epochs_of(cfg: Settings, dataset: str) -> int:
+    e = cfg.train.epochs
+    if isinstance(e, dict):
+        if dataset not in e:
+            raise ValueError(f"train.epochs has no entry for {dataset} ({', '.join(e)})")
+        return int(e[dataset])
+    return int(e)

@@ -24,7 +24,7 @@ from repro.core.checkpoint import Resumable, settings_key
 from repro.core.config import job_parser
 from repro.core.io import atomic_path
 from repro.core.progress import get_logger, progress
-from repro.papers.stod.settings import DATASETS, METHODS, Settings, arch_of, load
+from repro.papers.stod.settings import DATASETS, METHODS, Settings, arch_of, epochs_of, load
 
 
 def data_info(d: dict[str, Any]) -> dict[str, Any]:
@@ -68,8 +68,8 @@ def adversarial(model, x, y, cfg: Settings, gen):
     return out
 
 
-def train(model, d: dict[str, Any], cfg: Settings, seed: int, gen, ck: Resumable, log
-          ) -> dict[str, Any]:
+def train(model, d: dict[str, Any], cfg: Settings, epochs: int, seed: int, gen, ck: Resumable,
+          log) -> dict[str, Any]:
     import torch
     import torch.nn.functional as F
 
@@ -83,7 +83,7 @@ def train(model, d: dict[str, Any], cfg: Settings, seed: int, gen, ck: Resumable
         raise ValueError(f"unknown train.optimizer {t.optimizer!r} (adam or sgd)")
     n = len(d["y_train"])
     per_epoch = math.ceil(n / t.batch)
-    total = t.epochs * per_epoch
+    total = epochs * per_epoch
     st = ck.load()
     if st:
         model.load_state_dict(st["model"])
@@ -159,10 +159,11 @@ def main(argv: list[str] | None = None) -> None:
     key = {"settings": settings_key(cfg), "dataset": a.dataset, "method": a.method,
            "seed": a.seed}
     gen = torch.Generator(device=device).manual_seed(a.seed)  # rate draws, PGD starts
-    total = cfg.train.epochs * math.ceil(len(d["y_train"]) / cfg.train.batch)
+    epochs = epochs_of(cfg, a.dataset)
+    total = epochs * math.ceil(len(d["y_train"]) / cfg.train.batch)
     with Resumable(a.out, key, total=total, inputs=[a.data], rngs={"gen": gen},
                    what=f"stod train {a.dataset}/{a.method}/seed{a.seed}") as ck:
-        out = train(model, d, cfg, a.seed, gen, ck, log)
+        out = train(model, d, cfg, epochs, a.seed, gen, ck, log)
     meta = {"dataset": a.dataset, "method": a.method, "seed": a.seed, "device": device,
             "data": info, **out}
     save_model(a.out, model, meta)
