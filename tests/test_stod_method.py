@@ -130,18 +130,12 @@ def test_gtc_of_direct_encoding_input_is_the_attack_gradient_split_over_time():
     assert set(res) == set(g) and all(-1 <= v["gtc"] <= 1 for v in res.values())
 
 
-def test_data_sets_split_stratified_and_scaled(tmp_path):
+def test_data_sets_split_stratified_and_scaled(tmp_path, monkeypatch):
     from repro.papers.stod.data import build, load_arrays
 
     cfg = load(REPO / "config/papers/stod.yaml", "small")
-    import os
-
-    cwd = os.getcwd()
-    os.chdir(REPO)
-    try:
-        arrays, info = build("mnist5k", cfg, REPO / "../shared/data", tmp_path)
-    finally:
-        os.chdir(cwd)
+    monkeypatch.chdir(REPO)  # the manifest is found relative to the repository
+    arrays, info = build("mnist5k", cfg, REPO / "../shared/data", tmp_path)
     assert info["shape"] == [1, 28, 28] and info["classes"] == 10 and info["scale"] == 255
     assert info["train"] == 4000 and info["test"] == 1000
     assert np.bincount(arrays["y_test"]).tolist() == [100] * 10  # 500 per class, stratified
