@@ -49,7 +49,8 @@ def test_truncation_removes_the_lowest_scores_and_minus_t_keeps_them():
     q, p = torch.randn(5, 128), torch.randn(20, 128)
     a = torch.nn.functional.leaky_relu(m.wq(q)) @ torch.nn.functional.leaky_relu(m.wk(p)).T
     lowest = a.topk(2, dim=1, largest=False).indices  # 10% of 20 patterns
-    full = m.attend(q, p, m.wq, m.wk)
+    k = torch.nn.functional.leaky_relu(m.wk(p))
+    full = m.attend(q, p, k, m.wq)
     w = (a / m.scale).scatter(1, lowest, float("-inf"))
     assert torch.allclose(full, w.softmax(1) @ p, atol=1e-6)
     # so a pattern among a query's lowest scores gets no weight at all
@@ -57,7 +58,7 @@ def test_truncation_removes_the_lowest_scores_and_minus_t_keeps_them():
     assert (weights.gather(1, lowest) == 0).all()
     plain = Owleye(replace(CFG, temperature=1.0, truncation=False))
     plain.load_state_dict(m.state_dict())
-    assert not torch.allclose(plain.attend(q, p, plain.wq, plain.wk), full)
+    assert not torch.allclose(plain.attend(q, p, k, plain.wq), full)
 
 
 def test_training_lowers_the_loss_scores_an_unseen_domain_and_the_dictionary_grows():
@@ -68,7 +69,9 @@ def test_training_lowers_the_loss_scores_an_unseen_domain_and_the_dictionary_gro
     assert curve[-1] < curve[0] and len(m.dictionary) == 2
     assert all(d[0].shape[0] <= CFG.support for d in m.dictionary)
     with torch.no_grad():
-        s = m.score(src[2], np.random.default_rng(1)).numpy()
+        s = m.score(src[2], np.random.default_rng(1).permutation(178)[:10], chunk=50).numpy()
+        again = m.score(src[2], np.random.default_rng(1).permutation(178)[:10]).numpy()
+    assert np.allclose(s, again, atol=1e-5)  # chunking changes nothing
     auroc, auprc = auroc_auprc(src[2].y, s)
     assert s.shape == (178,) and np.isfinite(s).all() and auroc > 0.5
     m.add_domain(src[2], np.random.default_rng(2))  # continual: one forward pass, no training

@@ -1,1 +1,1 @@
-"""OWLEYE (issue 24): zero-shot graph anomaly detection. Work in progress: graphs.py."""
+"""OWLEYE: zero-shot graph anomaly detection across domains."""

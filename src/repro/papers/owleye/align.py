@@ -24,12 +24,17 @@ from repro.papers.owleye.graphs import Graph
 
 
 def project(x: np.ndarray, d: int = 64, lift: int = 256, seed: int = 0) -> np.ndarray:
+    import warnings
+
     from sklearn.decomposition import PCA
+    from sklearn.exceptions import DataDimensionalityWarning
     from sklearn.random_projection import GaussianRandomProjection
 
     z = x.astype(np.float64)
-    if z.shape[1] < d:
-        z = GaussianRandomProjection(n_components=lift, random_state=seed).fit_transform(z)
+    if z.shape[1] < d:  # lifting on purpose: PCA cannot add dimensions (ARC, OWLEYE do this)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataDimensionalityWarning)
+            z = GaussianRandomProjection(n_components=lift, random_state=seed).fit_transform(z)
     k = min(d, z.shape[0], z.shape[1])
     out = PCA(n_components=k, random_state=seed).fit_transform(z)
     if k < d:  # fewer nodes than d: pad with zero columns so every graph has d features

@@ -12,6 +12,7 @@ nodes' reconstructions to them and pushing anomalies' away (margin 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,18 +41,23 @@ class ARC(nn.Module):
         dim = h * cfg.hops
         self.wq, self.wk = nn.Linear(dim, dim), nn.Linear(dim, dim)
 
-    def embed(self, hops: list[torch.Tensor]) -> torch.Tensor:
-        z = [self.mlp(x) for x in hops[: self.cfg.hops + 1]]
+    def embed(self, hops: list[torch.Tensor], rows: np.ndarray | None = None) -> torch.Tensor:
+        """Residual embeddings of every node, or of `rows` only (the MLP acts per node on its
+        precomputed hops, so encoding only the rows needed gives the same numbers)."""
+        i = None if rows is None else torch.as_tensor(rows, device=hops[0].device)
+        z = [self.mlp(x if i is None else x[i]) for x in hops[: self.cfg.hops + 1]]
         return torch.cat([zl - z[0] for zl in z[1:]], dim=1)
 
     def reconstruct(self, query: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
         att = self.wq(query) @ self.wk(support).T / query.shape[1] ** 0.5
         return att.softmax(dim=1) @ support
 
-    def score(self, hops: list[torch.Tensor], support_idx: np.ndarray) -> torch.Tensor:
+    def score(self, hops: list[torch.Tensor], support_idx: np.ndarray, chunk: int = 4096
+              ) -> torch.Tensor:
         h = self.embed(hops)
-        rec = self.reconstruct(h, h[torch.as_tensor(support_idx)])
-        return (h - rec).norm(dim=1)
+        sup = h[torch.as_tensor(support_idx)]
+        return torch.cat([(h[a:a + chunk] - self.reconstruct(h[a:a + chunk], sup)).norm(dim=1)
+                          for a in range(0, h.shape[0], chunk)])
 
     def loss(self, hops: list[torch.Tensor], y: np.ndarray, rng: np.random.Generator
              ) -> torch.Tensor:
@@ -62,31 +68,36 @@ class ARC(nn.Module):
         support = normal[: self.cfg.shots]
         rest = normal[self.cfg.shots:]
         norm_q = rest[: len(anom)]
-        h = self.embed(hops)
-        sup = h[torch.as_tensor(support)]
-        hn, ha = h[torch.as_tensor(norm_q)], h[torch.as_tensor(anom)]
+        h = self.embed(hops, np.concatenate([support, norm_q, anom]))
+        k, c = len(support), len(norm_q)
+        sup, hn, ha = h[:k], h[k:k + c], h[k + c:]
         rn, ra = self.reconstruct(hn, sup), self.reconstruct(ha, sup)
         pull = (1 - F.cosine_similarity(hn, rn)).mean()
         push = F.cosine_similarity(ha, ra).clamp_min(0).mean()
         return pull + push
 
 
-def train_arc(model: ARC, graphs: list[tuple[list[torch.Tensor], np.ndarray]], seed: int
-              ) -> list[float]:
-    """Full-batch Adam, one step per training graph per epoch, in order (the official loop)."""
-    rng = np.random.default_rng(seed)
-    opt = torch.optim.Adam(model.parameters(), lr=model.cfg.lr,
-                           weight_decay=model.cfg.weight_decay)
-    curve = []
-    for _ in range(model.cfg.epochs):
+def train_arc(model: ARC, graphs: list[tuple[list[torch.Tensor], np.ndarray]], seed: int,
+              opt: torch.optim.Optimizer | None = None, start: int = 0,
+              curve: list[float] | None = None,
+              on_epoch: Callable[[int, list[float]], None] | None = None) -> list[float]:
+    """Full-batch Adam, one step per training graph per epoch, in order (the official loop);
+    epoch e draws from (seed, e), so a resumed run ends as an unbroken one."""
+    opt = opt or torch.optim.Adam(model.parameters(), lr=model.cfg.lr,
+                                  weight_decay=model.cfg.weight_decay)
+    curve = list(curve or [])
+    for epoch in range(start, model.cfg.epochs):
+        rng = np.random.default_rng([seed, epoch])
         total = 0.0
         for hops, y in graphs:
             opt.zero_grad()
             loss = model.loss(hops, y, rng)
             loss.backward()
             opt.step()
-            total += float(loss)
+            total += float(loss.detach())
         curve.append(total / len(graphs))
+        if on_epoch is not None:
+            on_epoch(epoch, curve)
     return curve
 
 

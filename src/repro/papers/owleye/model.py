@@ -18,6 +18,7 @@ multi-domain pattern dictionary and truncated-attention reconstruction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,24 +66,30 @@ class Owleye(nn.Module):
         self.scale = dh ** 0.5  # the released code scales both paths by sqrt(h * hops)
         self.dictionary: list[tuple[torch.Tensor, torch.Tensor]] = []
 
-    def embed(self, dom: Domain) -> tuple[torch.Tensor, torch.Tensor | None]:
-        z = [self.mlp(x) for x in dom.hops[: self.cfg.hops + 1]]
+    def embed(self, dom: Domain, rows: np.ndarray | None = None
+              ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(H, R) of the graph's nodes, or of `rows` only: the attribute MLP acts on each node's
+        precomputed hops alone, so only the rows asked for are encoded (the same numbers as
+        encoding all and indexing); the structure branch propagates over the whole graph."""
+        i = None if rows is None else torch.as_tensor(rows, device=dom.hops[0].device)
+        hops = dom.hops[: self.cfg.hops + 1]
+        z = [self.mlp(x if i is None else x[i]) for x in hops]
         hvec = torch.cat([zk - z[0] for zk in z[1:]], dim=1)
         if not self.cfg.structure:
             return hvec, None
-        s = torch.ones(dom.hops[0].shape[0], self.cfg.st_dim)
+        s = hops[0].new_ones(hops[0].shape[0], self.cfg.st_dim)
         outs = []
         for t, lin in enumerate(self.struct):
             s = torch.sparse.mm(dom.adj, lin(s))
             if t < len(self.struct) - 1:
                 s = F.elu(s)
             outs.append(s)
-        return hvec, torch.cat([o - outs[0] for o in outs[1:]], dim=1)
+        r = torch.cat([o - outs[0] for o in outs[1:]], dim=1)
+        return hvec, (r if i is None else r[i])
 
     def patterns(self, dom: Domain, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor | None]:
-        h, r = self.embed(dom)
-        i = torch.as_tensor(idx)
-        return h[i].detach(), (r[i].detach() if r is not None else None)
+        h, r = self.embed(dom, idx)
+        return h.detach(), (r.detach() if r is not None else None)
 
     def add_domain(self, dom: Domain, rng: np.random.Generator) -> None:
         """Continual growth: the domain's normal patterns join the dictionary (no training)."""
@@ -92,9 +99,24 @@ class Owleye(nn.Module):
         with torch.no_grad():
             self.dictionary.append(self.patterns(dom, idx))
 
-    def attend(self, q: torch.Tensor, p: torch.Tensor, wq: nn.Module, wk: nn.Module
+    def keys(self, dicts) -> list[tuple[torch.Tensor, ...]]:
+        """Each dictionary's attention keys (attribute and structure paths) and similarity
+        map, computed once for every query set reconstructed against it."""
+        out = []
+        for dh, dr in dicts:
+            k = F.leaky_relu(self.wk(dh))
+            if dr is None:
+                out.append((k, None, None))
+            else:
+                out.append((k, F.leaky_relu(self.wk_s(dr)), self.sim_map(dr)))
+        return out
+
+    def attend(self, q: torch.Tensor, p: torch.Tensor, k: torch.Tensor, wq: nn.Module
                ) -> torch.Tensor:
-        a = F.leaky_relu(wq(q)) @ F.leaky_relu(wk(p)).T / self.scale
+        """Truncated attention of queries q over patterns p with keys k: the `truncate` share
+        of each query's lowest scores set to -inf, softmax at temperature T, the raw patterns
+        as values."""
+        a = F.leaky_relu(wq(q)) @ k.T / self.scale
         if self.cfg.truncation:
             r = max(1, int(self.cfg.truncate * p.shape[0]))
             if r < p.shape[0]:
@@ -102,32 +124,44 @@ class Owleye(nn.Module):
                 a = a.scatter(1, low, float("-inf"))
         return (a / self.cfg.temperature).softmax(dim=1) @ p
 
-    def similarity(self, r_q: torch.Tensor | None, dicts) -> torch.Tensor:
+    def similarity(self, r_q: torch.Tensor | None, keys, h_q: torch.Tensor) -> torch.Tensor:
         if r_q is None:
-            return torch.ones(len(dicts), 1)
-        sims = [(self.sim_map(dr) @ r_q.T).softmax(dim=0).max(dim=0).values for _, dr in dicts]
+            return h_q.new_ones(len(keys), 1)
+        sims = [(ks @ r_q.T).softmax(dim=0).max(dim=0).values for _, _, ks in keys]
         return torch.stack(sims)  # (dictionaries, queries)
 
-    def reconstruct(self, h_q, r_q, dicts) -> tuple[torch.Tensor, torch.Tensor | None]:
-        sim = self.similarity(r_q, dicts)
-        h_hat = torch.stack([self.attend(h_q, dh, self.wq, self.wk) for dh, _ in dicts])
+    def reconstruct(self, h_q, r_q, dicts, keys=None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        keys = keys if keys is not None else self.keys(dicts)
+        sim = self.similarity(r_q, keys, h_q)
+        h_hat = torch.stack([self.attend(h_q, dh, k[0], self.wq)
+                             for (dh, _), k in zip(dicts, keys, strict=True)])
         h_hat = (sim.unsqueeze(-1) * h_hat).mean(0)
         if r_q is None:
             return h_hat, None
-        r_hat = torch.stack([self.attend(r_q, dr, self.wq_s, self.wk_s) for _, dr in dicts])
+        r_hat = torch.stack([self.attend(r_q, dr, k[1], self.wq_s)
+                             for (_, dr), k in zip(dicts, keys, strict=True)])
         return h_hat, (sim.unsqueeze(-1) * r_hat).mean(0)
 
-    def score(self, dom: Domain, rng: np.random.Generator) -> torch.Tensor:
-        """Zero-shot anomaly scores of every node of an unseen domain: the dictionary plus
-        `target_patterns` random (unlabelled) nodes of the target as one more."""
-        n = dom.hops[0].shape[0]
-        own = self.patterns(dom, rng.permutation(n)[: self.cfg.target_patterns])
+    def score(self, dom: Domain, context: np.ndarray, chunk: int = 4096) -> torch.Tensor:
+        """Zero-shot anomaly scores of every node of an unseen domain: the dictionary plus the
+        `context` nodes of the target (random unlabelled ones, or labelled normal ones in the
+        10-shot protocol) as one more; queries are reconstructed `chunk` rows at a time."""
         h, r = self.embed(dom)
-        h_hat, r_hat = self.reconstruct(h, r, [*self.dictionary, own])
-        s = (h - h_hat).norm(dim=1)
-        if r is not None:
-            s = s + self.cfg.beta * (r - r_hat).norm(dim=1)
-        return s
+        i = torch.as_tensor(context)
+        own = (h[i].detach(), r[i].detach() if r is not None else None)
+        dicts = [*self.dictionary, own]
+        keys = self.keys(dicts)
+        out = []
+        for a in range(0, h.shape[0], chunk):
+            hq = h[a:a + chunk]
+            rq = r[a:a + chunk] if r is not None else None
+            h_hat, r_hat = self.reconstruct(hq, rq, dicts, keys)
+            s = (hq - h_hat).norm(dim=1)
+            if rq is not None:
+                s = s + self.cfg.beta * (rq - r_hat).norm(dim=1)
+            out.append(s)
+        return torch.cat(out)
 
     def loss(self, dom: Domain, rng: np.random.Generator) -> torch.Tensor:
         """One training domain's loss against the dictionary (the released code's five terms:
@@ -135,15 +169,16 @@ class Owleye(nn.Module):
         y = dom.y
         anom, normal = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
         c = min(self.cfg.support, len(anom), len(normal))
-        qa = torch.as_tensor(rng.permutation(anom)[:c])
-        qn = torch.as_tensor(rng.permutation(normal)[:c])
-        h, r = self.embed(dom)
-        hn, ha = h[qn], h[qa]
-        rn = r[qn] if r is not None else None
-        ra = r[qa] if r is not None else None
-        hn_hat, rn_hat = self.reconstruct(hn, rn, self.dictionary)
-        ha_hat, _ = self.reconstruct(ha, ra, self.dictionary)
-        one = torch.ones(c)
+        qa = rng.permutation(anom)[:c]
+        qn = rng.permutation(normal)[:c]
+        h, r = self.embed(dom, np.concatenate([qn, qa]))
+        hn, ha = h[:c], h[c:]
+        rn = r[:c] if r is not None else None
+        ra = r[c:] if r is not None else None
+        keys = self.keys(self.dictionary)
+        hn_hat, rn_hat = self.reconstruct(hn, rn, self.dictionary, keys)
+        ha_hat, _ = self.reconstruct(ha, ra, self.dictionary, keys)
+        one = h.new_ones(c)
         loss = (F.cosine_embedding_loss(hn, hn_hat, one)
                 + F.cosine_embedding_loss(ha, ha_hat, -one)
                 + F.cosine_embedding_loss(hn, ha_hat, -one)
@@ -159,39 +194,49 @@ def sparse_adjacency(adj) -> torch.Tensor:
     a = adj.tocoo()
     idx = torch.as_tensor(np.stack([a.row, a.col]), dtype=torch.long)
     return torch.sparse_coo_tensor(idx, torch.as_tensor(a.data, dtype=torch.float32),
-                                   a.shape).coalesce()
+                                   a.shape, check_invariants=True).coalesce()
+
+
+def refresh(model: Owleye, domains: list[Domain], j: int, rng: np.random.Generator) -> None:
+    """Domain j's dictionary entry from a fresh draw of its normal nodes."""
+    normal = np.flatnonzero(domains[j].y == 0)
+    idx = rng.permutation(normal)[: model.cfg.support]
+    with torch.no_grad():
+        entry = model.patterns(domains[j], idx)
+    if j < len(model.dictionary):
+        model.dictionary[j] = entry
+    else:
+        model.dictionary.append(entry)
 
 
 def train_owleye(model: Owleye, domains: list[Domain], epochs: int, lr: float,
-                 weight_decay: float, seed: int) -> list[float]:
-    """The released loop: per epoch, per training domain in order, refresh its dictionary entry,
-    one Adam step on its loss, refresh again; finally rebuild every entry."""
-    rng = np.random.default_rng(seed)
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    model.dictionary = []
-    curve = []
-
-    def refresh(j: int) -> None:
-        normal = np.flatnonzero(domains[j].y == 0)
-        idx = rng.permutation(normal)[: model.cfg.support]
-        with torch.no_grad():
-            entry = model.patterns(domains[j], idx)
-        if j < len(model.dictionary):
-            model.dictionary[j] = entry
-        else:
-            model.dictionary.append(entry)
-
-    for _ in range(epochs):
+                 weight_decay: float, seed: int, opt: torch.optim.Optimizer | None = None,
+                 start: int = 0, curve: list[float] | None = None,
+                 on_epoch: Callable[[int, list[float]], None] | None = None) -> list[float]:
+    """The released loop: per epoch, per training domain in order, refresh its dictionary
+    entry, one Adam step on its loss, refresh again; finally rebuild every entry. Epoch e draws
+    from its own generator (seed, e), so a run resumed at `start` (with the model, optimiser
+    and dictionary saved after epoch start - 1) ends exactly as an unbroken one."""
+    opt = opt or torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    if start == 0:
+        model.dictionary = []
+    curve = list(curve or [])
+    for epoch in range(start, epochs):
+        rng = np.random.default_rng([seed, epoch])
         total = 0.0
         for j, dom in enumerate(domains):
-            refresh(j)
+            refresh(model, domains, j, rng)
             opt.zero_grad()
             loss = model.loss(dom, rng)
             loss.backward()
             opt.step()
-            refresh(j)
-            total += float(loss)
+            refresh(model, domains, j, rng)
+            total += float(loss.detach())
         curve.append(total / len(domains))
-    for j in range(len(domains)):
-        refresh(j)
+        if on_epoch is not None:
+            on_epoch(epoch, curve)
+    rng = np.random.default_rng([seed, epochs])
+    with torch.no_grad():
+        for j in range(len(domains)):
+            refresh(model, domains, j, rng)
     return curve
