@@ -78,3 +78,19 @@ def test_training_lowers_the_loss_scores_an_unseen_domain_and_the_dictionary_gro
     assert len(m.dictionary) == 3
     normal = np.flatnonzero(src[2].y == 0)
     assert m.dictionary[2][0].shape[0] == min(CFG.support, len(normal))
+
+
+def test_encoding_only_the_rows_needed_gives_the_full_encodings_rows():
+    """Training and the dictionary encode only the nodes they use; that must be the same as
+    encoding the whole graph and indexing (OWLEYE and ARC both)."""
+    from repro.papers.owleye.arc import ARC, ArcConfig
+
+    torch.manual_seed(0)
+    dom = domains()[0]
+    rows = np.array([5, 0, 17, 239, 5])
+    m = Owleye(CFG)
+    h, r = m.embed(dom)
+    hs, rs = m.embed(dom, rows)
+    assert torch.allclose(hs, h[rows], atol=1e-6) and torch.allclose(rs, r[rows], atol=1e-6)
+    arc = ARC(64, ArcConfig(hidden=16))
+    assert torch.allclose(arc.embed(dom.hops, rows), arc.embed(dom.hops)[rows], atol=1e-6)

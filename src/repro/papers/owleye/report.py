@@ -96,6 +96,8 @@ def per_domain_table(recs, reported, methods, tests) -> pd.DataFrame:
 
 def ablation_table(recs, methods) -> pd.DataFrame:
     full = vals(recs, "owleye/zero_shot", "auprc_avg")
+    if not full:
+        return pd.DataFrame()
     rows = []
     for m in ("owleye", "owleye_n", "owleye_s", "owleye_t"):
         if m not in methods:
