@@ -90,20 +90,16 @@ def test_tiny_dag_outputs(tiny_owleye):
         assert aligned[f"{d}/owleye"].shape[1] == s["align"]["dim"]
 
 
-def test_editing_the_model_reruns_training_evaluation_and_report(tiny_owleye, tmp_path):
-    root = copy_finished(tiny_owleye, tmp_path / "edit_model")
-    edit(root / "src/repro/papers/owleye/model.py")
+@pytest.mark.parametrize("module, untouched", [
+    ("model", ("owleye_fetch", "owleye_align", "owleye_baseline")),  # train, evaluate, report
+    ("baselines", ("owleye_fetch", "owleye_align", "owleye_train")),  # evaluate, baseline, report
+    ("align", ("owleye_fetch", "owleye_baseline")),  # align and every step after it
+])
+def test_an_edit_reruns_exactly_what_depends_on_it(tiny_owleye, tmp_path, module, untouched):
+    root = copy_finished(tiny_owleye, tmp_path / f"edit_{module}")
+    edit(root / f"src/repro/papers/owleye/{module}.py")
     plan = _plan(_settings(root))
-    for k in ("owleye_fetch", "owleye_align", "owleye_baseline"):
-        plan.pop(k)
-    assert planned_jobs(root, "paper_owleye") == plan
-
-
-def test_editing_the_baselines_reruns_only_what_scores(tiny_owleye, tmp_path):
-    root = copy_finished(tiny_owleye, tmp_path / "edit_baselines")
-    edit(root / "src/repro/papers/owleye/baselines.py")
-    plan = _plan(_settings(root))
-    for k in ("owleye_fetch", "owleye_align", "owleye_train"):
+    for k in untouched:
         plan.pop(k)
     assert planned_jobs(root, "paper_owleye") == plan
 
