@@ -11,7 +11,7 @@ import torch
 from repro.papers.owleye.align import normalised_adjacency, owleye_normalise, project, propagate
 from repro.papers.owleye.baselines import auroc_auprc
 from repro.papers.owleye.graphs import inject, sbm_domain, sklearn_domain
-from repro.papers.owleye.model import Domain, Owleye, OwleyeConfig, sparse_adjacency, train_owleye
+from repro.papers.owleye.model import Domain, Owleye, OwleyeConfig, train_owleye
 
 CFG = OwleyeConfig(hidden=32, support=60, target_patterns=10)
 
@@ -27,7 +27,7 @@ def domains():
     for g, x in zip(graphs, [*train, *test], strict=True):
         adj = normalised_adjacency(g.n, g.edges)
         out.append(Domain([torch.as_tensor(h) for h in propagate(x, adj, 4)],
-                          sparse_adjacency(adj), g.y))
+                          adj, g.y))
     return out
 
 

@@ -89,22 +89,23 @@ def owleye_normalise(train: Sequence[np.ndarray], test: Sequence[np.ndarray], ta
 
 
 def normalised_adjacency(n: int, edges: np.ndarray, self_loops: bool = False):
-    """D^-1/2 (A [+ I]) D^-1/2 as a scipy sparse matrix (OWLEYE: no self-loops; ARC: with)."""
-    import scipy.sparse as sp
+    """D^-1/2 (A [+ I]) D^-1/2 as a torch sparse tensor, by torch_geometric's `gcn_norm` over
+    the undirected edges (OWLEYE: no self-loops; ARC: with); isolated nodes get a zero row."""
+    import torch
+    from torch_geometric.nn.conv.gcn_conv import gcn_norm
+    from torch_geometric.utils import to_undirected
 
-    a = sp.coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
-    a = (a + a.T).tocsr()
-    if self_loops:
-        a = a + sp.eye(n, format="csr")
-    deg = np.asarray(a.sum(1)).ravel()
-    inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
-    d = sp.diags(inv)
-    return (d @ a @ d).tocsr()
+    ei = to_undirected(torch.as_tensor(np.ascontiguousarray(edges.T), dtype=torch.long),
+                       num_nodes=n)
+    ei, w = gcn_norm(ei, None, n, add_self_loops=self_loops)
+    return torch.sparse_coo_tensor(ei, w, (n, n), check_invariants=True).coalesce()
 
 
 def propagate(x: np.ndarray, adj, hops: int) -> list[np.ndarray]:
     """[X, AX, A^2 X, ..., A^hops X]: parameter-free, computed once per graph."""
-    out = [x.astype(np.float32)]
+    import torch
+
+    out = [torch.as_tensor(x, dtype=torch.float32)]
     for _ in range(hops):
-        out.append(np.asarray(adj @ out[-1], dtype=np.float32))
-    return out
+        out.append(torch.sparse.mm(adj, out[-1]))
+    return [h.numpy() for h in out]

@@ -189,14 +189,6 @@ class Owleye(nn.Module):
         return loss
 
 
-def sparse_adjacency(adj) -> torch.Tensor:
-    """A scipy sparse matrix as a torch sparse COO tensor (float32)."""
-    a = adj.tocoo()
-    idx = torch.as_tensor(np.stack([a.row, a.col]), dtype=torch.long)
-    return torch.sparse_coo_tensor(idx, torch.as_tensor(a.data, dtype=torch.float32),
-                                   a.shape, check_invariants=True).coalesce()
-
-
 def refresh(model: Owleye, domains: list[Domain], j: int, rng: np.random.Generator) -> None:
     """Domain j's dictionary entry from a fresh draw of its normal nodes."""
     normal = np.flatnonzero(domains[j].y == 0)

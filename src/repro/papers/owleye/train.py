@@ -69,14 +69,14 @@ def domain_of(z: Any, name: str, method: str, cfg: Settings, device: str = "cpu"
     import torch
 
     from repro.papers.owleye.align import normalised_adjacency, propagate
-    from repro.papers.owleye.model import Domain, sparse_adjacency
+    from repro.papers.owleye.model import Domain
 
     x, edges, y = z[f"{name}/{VIEW[method]}"], z[f"{name}/edges"], z[f"{name}/y"]
     arc = method == "arc"
     adj = normalised_adjacency(len(x), edges, self_loops=arc and name not in ARC_NO_SELF_LOOPS)
     hops = cfg.arc.hops if arc else cfg.owleye.hops
     return Domain([torch.as_tensor(h).to(device) for h in propagate(x, adj, hops)],
-                  sparse_adjacency(adj).to(device), y)
+                  adj.to(device), y)
 
 
 def save_model(path: Path, model, meta: dict[str, Any]) -> None:
