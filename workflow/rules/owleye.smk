@@ -14,7 +14,7 @@ BASELINES = S["baselines"]
 DOMAINS = [*S["domains"]["train"], *S["domains"]["aux"], *S["domains"]["test"]]
 TESTS = S["domains"]["test"]
 GRAPH = f"{P.data}/graphs/{{domain}}.npz"
-MODEL = [*P.src("model", "arc", "align"), *P.job]
+MODEL = [*P.src("model", "arc", "align", "graphs"), *P.job]
 P.phases(
     {
         "fetch": ["fetch", "align"],

@@ -1,0 +1,1 @@
+"""LFST (issue 25): groundwork; the paper is not registered yet."""
