@@ -16,8 +16,8 @@ SR = 16000
 TEXT = "The quick brown fox jumps over the lazy dog near the river bank."
 
 
-def f0(x: np.ndarray, sr: int = SR) -> float:
-    """Median autocorrelation pitch (60-500 Hz) over voiced 40 ms frames."""
+def voiced_pitch(x: np.ndarray, sr: int = SR) -> np.ndarray:
+    """Autocorrelation pitch (60-500 Hz) of every voiced 40 ms frame, in Hz."""
     n, out = int(0.04 * sr), []
     lo, hi = sr // 500, sr // 60
     for i in range(0, len(x) - n, n):
@@ -28,21 +28,17 @@ def f0(x: np.ndarray, sr: int = SR) -> float:
         lag = lo + int(np.argmax(ac[lo:hi]))
         if ac[lag] > 0.5 * ac[0]:
             out.append(sr / lag)
-    return float(np.median(out))
+    return np.array(out)
+
+
+def f0(x: np.ndarray) -> float:
+    return float(np.median(voiced_pitch(x)))
 
 
 def spread(x: np.ndarray) -> float:
     """Spread of the voiced frames' pitch in semitones (the pitch range's effect)."""
-    n, lo, hi, out = int(0.04 * SR), SR // 500, SR // 60, []
-    for i in range(0, len(x) - n, n):
-        fr = x[i:i + n] - x[i:i + n].mean()
-        if np.sqrt(np.mean(fr ** 2)) < 0.02:
-            continue
-        ac = np.correlate(fr, fr, "full")[n - 1:]
-        lag = lo + int(np.argmax(ac[lo:hi]))
-        if ac[lag] > 0.5 * ac[0]:
-            out.append(12 * np.log2(SR / lag))
-    return float(np.percentile(out, 90) - np.percentile(out, 10))
+    st = 12 * np.log2(voiced_pitch(x))
+    return float(np.percentile(st, 90) - np.percentile(st, 10))
 
 
 @needs_espeak
