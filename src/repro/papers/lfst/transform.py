@@ -39,20 +39,18 @@ def morlet_bank(freqs: torch.Tensor, cycles: torch.Tensor, sr: float, length: in
     t = (torch.arange(length, dtype=freqs.dtype, device=freqs.device) - (length - 1) / 2) / sr
     sigma = cycles / (k_sd * freqs[:, None])  # (F, O) seconds
     g = torch.exp(-0.5 * (t / sigma[..., None]) ** 2)  # (F, O, L)
+    g = g / g.sum(-1, keepdim=True)  # taps summing to 1: kappa below is a weighted mean
     phase = 2 * math.pi * freqs[:, None, None] * t
-    carrier = torch.polar(torch.ones_like(phase), phase).expand(g.shape)
-    norm = g.sum(-1, keepdim=True)
-    gc = g.to(carrier.dtype)
+    carrier = torch.polar(torch.ones_like(phase), phase)
     if dc:
-        kappa = (gc * carrier).sum(-1, keepdim=True) / norm.to(carrier.dtype)
-        carrier = carrier - kappa
-    return gc * carrier / norm.to(carrier.dtype)
+        carrier = carrier - (g * carrier).sum(-1, keepdim=True)
+    return g * carrier
 
 
 def responses(x: torch.Tensor, kernels: torch.Tensor) -> torch.Tensor:
     """Complex responses (B, F, O, N) of real signals x (B, N) to kernels (F, O, L), centred:
     output n is the kernel's centre at sample n (zero padding outside the signal)."""
-    b, n = x.shape
+    n = x.shape[-1]
     length = kernels.shape[-1]
     size = n + length - 1
     # the CWT sum_tau x(tau) conj(psi(tau - t)) is the convolution x * psi, as psi(-t) =
