@@ -1,1 +1,1 @@
-"""LFST (issue 25): groundwork; the paper is not registered yet."""
+"""LFST + STEE: learnable fractional superlets for speech emotion recognition."""

@@ -62,6 +62,19 @@ def responses(x: torch.Tensor, kernels: torch.Tensor) -> torch.Tensor:
     return full[..., start:start + n]
 
 
+def framed_responses(x: torch.Tensor, kernels: torch.Tensor, hop: int) -> torch.Tensor:
+    """The same responses (B, F, O, T) sampled every `hop` samples (T = ceil(N / hop)), by a
+    strided real convolution: only the frames the encoder sees are computed, which is what
+    makes a learnable 96 x 8 bank affordable. Equal to `responses(x, kernels)[..., ::hop]`."""
+    nf, no, length = kernels.shape
+    # conv1d correlates: sum_u x(t + u) w(u); the CWT needs w = conj(psi)
+    w = torch.cat([kernels.real, -kernels.imag]).reshape(2 * nf * no, 1, length)
+    h = (length - 1) // 2
+    out = F.conv1d(x.to(w.dtype)[:, None], w, stride=hop, padding=h)  # (B, 2 F O, T)
+    out = out.reshape(x.shape[0], 2, nf, no, -1)
+    return torch.complex(out[:, 0], out[:, 1])
+
+
 def superlet(w: torch.Tensor, weights: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
     """exp(sum_o weights[f, o] log(|W| + eps)): (B, F, O, N) -> (B, F, N)."""
     return torch.exp((weights[None, :, :, None] * torch.log(w.abs() + eps)).sum(2))
