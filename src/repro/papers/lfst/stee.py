@@ -35,8 +35,11 @@ class SE(nn.Module):
         self.fc = nn.Sequential(nn.Linear(c, max(4, c // r)), nn.GELU(),
                                 nn.Linear(max(4, c // r), c), nn.Sigmoid())
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * self.fc(x.mean((2, 3)))[:, :, None, None]
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Squeeze over the valid frames only (mask (B, T)): padding never reaches a clip."""
+        m = mask[:, None, None, :].to(x.dtype)
+        squeezed = (x * m).sum((2, 3)) / (m.sum((2, 3)) * x.shape[2]).clamp(min=1)
+        return x * self.fc(squeezed)[:, :, None, None]
 
 
 class STEE(nn.Module):
@@ -55,7 +58,8 @@ class STEE(nn.Module):
             nn.BatchNorm2d(c), nn.GELU(), nn.Conv2d(c, c, 1))
         self.mix_t = nn.Conv2d(c, c, (1, k_t), padding=(0, k_t // 2), groups=c)
         self.mix_f = nn.Conv2d(c, c, (k_f, 1), padding=(k_f // 2, 0), groups=c)
-        self.mix = nn.Sequential(nn.BatchNorm2d(c), nn.GELU(), nn.Conv2d(c, c, 1), SE(c))
+        self.mix = nn.Sequential(nn.BatchNorm2d(c), nn.GELU(), nn.Conv2d(c, c, 1))
+        self.se = SE(c)
         self.film = nn.Sequential(nn.Linear(2 * in_channels + desc_dim, c), nn.GELU(),
                                   nn.Linear(c, c))
         nn.init.zeros_(self.film[-1].weight)
@@ -84,7 +88,7 @@ class STEE(nn.Module):
         # channels-last: the depthwise convolutions run ~2x faster on CPU (oneDNN)
         h = self.stem(maps.contiguous(memory_format=torch.channels_last))
         h = h + self.spectral(h)
-        h = h + self.mix(self.mix_t(h) + self.mix_f(h))
+        h = h + self.se(self.mix(self.mix_t(h) + self.mix_f(h)), mask)
         stats = torch.cat([self.band_stats(maps, mask), desc[None].expand(b, nf, -1)], -1)
         gate = 2 * torch.sigmoid(self.film(stats))  # (B, F, C)
         h = h * gate.permute(0, 2, 1)[..., None]
