@@ -88,11 +88,13 @@ rule prepare:
     params:
         scale=P.scale,
         synth=lambda w, input: f"--synth {input.synth}" if input.synth else "",
+        mirror=P.mirror,
     message:
         "LFST: the {wildcards.condition} condition's clips"
     shell:
         "python -m repro.papers.lfst.data prepare --config {input.config} --scale {params.scale}"
-        " --condition {wildcards.condition} {params.synth} --out {output.data} 2> {log}"
+        " --condition {wildcards.condition} {params.synth} --mirror {params.mirror}"
+        " --out {output.data} 2> {log}"
 
 
 rule train:

@@ -101,15 +101,23 @@ def channel(cfg: Settings, condition: str, synth: Path) -> tuple[dict[str, np.nd
                "snr_db": d.snr_db}
 
 
-def real_corpus(cfg: Settings, condition: str, log) -> tuple[dict[str, np.ndarray], dict]:
+def real_corpus(cfg: Settings, condition: str, config: Path, mirror: Path | None, log
+                ) -> tuple[dict[str, np.ndarray], dict]:
+    """EMO-DB from the mirror's copy or its URL (checked against the manifest's sha256 where
+    one is recorded; none is published), IEMOCAP from its manual download."""
+    from repro.core.manifest import Manifest
     from repro.papers.lfst import corpora
 
     d = cfg.datasets[condition]
     if d.kind == "emodb":
         root = Path(d.root or f"data/lfst/raw/{condition}")
-        corpora.fetch_emodb(root, d.url, d.sha256)
+        mirrored = mirror / "lfst" / "emodb.zip" if mirror else None
+        url = mirrored.resolve().as_uri() if mirrored and mirrored.exists() else d.url
+        sha = Manifest.for_config(config).entry("emodb/download.zip").get("sha256")
+        corpora.fetch_emodb(root, url, sha)
         utts = corpora.emodb_utterances(root)
     else:
+        Manifest.for_config(config).entry("iemocap/IEMOCAP_full_release")
         utts = corpora.iemocap_utterances(Path(d.root))
     classes = classes_of(cfg, condition)
     log.info("%s: %d utterances, %d groups", condition, len(utts), corpora.n_folds(utts))
@@ -129,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--condition")
     ap.add_argument("--synth", type=Path)
     ap.add_argument("--processes", type=int, default=1, help="synth: espeak-ng workers")
+    ap.add_argument("--mirror", type=Path, help="the data mirror (EMO-DB's zip at lfst/emodb.zip)")
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     log = get_logger("lfst.data", a.log)
@@ -143,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
                                  f"{a.condition}")
             z, info = channel(cfg, a.condition, a.synth)
         else:
-            z, info = real_corpus(cfg, a.condition, log)
+            z, info = real_corpus(cfg, a.condition, a.config, a.mirror, log)
         info = {"condition": a.condition, "classes": classes_of(cfg, a.condition), **info}
         save_npz(a.out, **z)
     write_json(a.out.with_suffix(".json"), info)

@@ -46,8 +46,7 @@ class Dataset:
     noise: str = "pink"
     folds: int = 1  # real corpora: leave-one-group-out folds (the groups: speakers / sessions)
     classes: list[str] | None = None  # real corpora: their class names (synth: `classes`)
-    url: str | None = None  # emodb: the archive
-    sha256: str | None = None
+    url: str | None = None  # emodb: the archive (its checksum: config/manifests/lfst.json)
     root: str | None = None  # iemocap: the unpacked release (manual download)
 
 
