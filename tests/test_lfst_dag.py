@@ -130,3 +130,60 @@ def test_training_resumes_after_sigterm(ld):
             "--seed", "1", "--data", "clean.npz"]
     step, total = check_resumes(args, d, "a.pt", "b.pt", env=TIME_SAVES)
     assert total == 12
+
+
+# ------------------------------------------------- the full-scale corpora, at tiny compute
+EMOTIONS = "WLEAFTN"
+
+
+def _emodb_zip(path, speakers=("03", "08", "09"), rate=16000):
+    """An EMO-DB-shaped archive: wav/<speaker><text><emotion><version>.wav, plus the extras
+    the real one has (which the fetch must leave out)."""
+    import io
+    import zipfile
+
+    from scipy.io import wavfile
+
+    rng = np.random.default_rng(0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as z:
+        for s in speakers:
+            for k, e in enumerate(EMOTIONS):
+                buf = io.BytesIO()
+                x = (0.3 * np.sin(2 * np.pi * (120 + 20 * k) * np.arange(rate // 2) / rate)
+                     + 0.01 * rng.standard_normal(rate // 2))
+                wavfile.write(buf, rate, (x * 32767).astype(np.int16))
+                z.writestr(f"wav/{s}a0{k}{e}a.wav", buf.getvalue())
+        z.writestr("erkennung.txt", "not audio")
+    return path
+
+
+def test_emodb_is_prepared_from_the_mirror_and_trained_leave_one_speaker_out(tmp_path):
+    d = tmp_path
+    cfg = yaml.safe_load((REPO / "config/papers/lfst.yaml").read_text())
+    cfg["defaults"]["datasets"]["emodb"]["root"] = "raw/emodb"
+    cfg["defaults"]["datasets"]["emodb"]["folds"] = 3
+    (d / "config/papers").mkdir(parents=True)
+    (d / "config/papers/lfst.yaml").write_text(yaml.safe_dump(cfg))
+    shutil.copytree(REPO / "config/manifests", d / "config/manifests")
+    _emodb_zip(d / "mirror/lfst/emodb.zip")
+    job = ["--config", "config/papers/lfst.yaml", "--scale", "tiny"]
+    run(["repro.papers.lfst.data", "prepare", *job, "--condition", "emodb", "--mirror",
+         "mirror", "--out", "emodb.npz"], d)
+    assert sorted(p.name for p in (d / "raw/emodb").iterdir()) == ["wav"]  # wav/ only
+    z = np.load(d / "emodb.npz")
+    classes = cfg["defaults"]["datasets"]["emodb"]["classes"]
+    assert len(z["label"]) == 21 and sorted(set(z["group"])) == ["03", "08", "09"]
+    # the file name's emotion letter -> the class (W anger ... N neutral)
+    assert [classes[i] for i in z["label"][:7]] == ["anger", "boredom", "disgust", "fear",
+                                                    "happiness", "sadness", "neutral"]
+    assert not any(z["split"])  # folds are leave-one-speaker-out
+    info = json.loads((d / "emodb.json").read_text())
+    assert info["groups"] == 3 and info["classes"] == classes
+    run(["repro.papers.lfst.train", *job, "--method", "lfst", "--condition", "emodb",
+         "--fold", "1", "--seed", "0", "--data", "emodb.npz", "--out", "m.pt"], d)
+    run(["repro.papers.lfst.evaluate", *job, "--model", "m.pt", "--data", "emodb.npz",
+         "--out", "e.json"], d)
+    ev = json.loads((d / "e.json").read_text())
+    assert ev["fold"] == 1 and ev["test"] == 7  # speaker 08's seven clips
+    assert len(ev["confusion"]) == 7 and np.asarray(ev["confusion"]).sum() == 7

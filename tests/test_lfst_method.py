@@ -28,7 +28,7 @@ from repro.papers.lfst.transform import (
 SR = 8000
 FE = SimpleNamespace(bands=6, orders=3, f_min=100.0, f_max=3000.0, kernel=255, hop=40, c1=1.5,
                      cwt_cycles=5.0, stft_window_ms=32.0, laht_slope=8.0, laht_bound=5.0,
-                     laht_init=0.3)
+                     laht_init=0.3, subframes=4)
 
 
 def test_framed_responses_are_the_full_rate_responses_every_hop():

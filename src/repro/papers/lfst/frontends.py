@@ -25,6 +25,7 @@ import math
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from repro.papers.lfst.transform import (
     framed_responses,
@@ -79,8 +80,11 @@ class Superlets(nn.Module):
                  learn_grid: bool = True, integer_orders: bool = False, use_laht: bool = True,
                  phase: bool = False, fixed_weights: torch.Tensor | None = None,
                  laht_slope: float = 8.0, laht_bound: float = 5.0,
-                 laht_init: float = 0.3) -> None:
+                 laht_init: float = 0.3, subframes: int = 1) -> None:
         super().__init__()
+        if hop % subframes:
+            raise ValueError(f"hop {hop} is not a multiple of subframes {subframes}")
+        self.subframes = subframes
         self.sr, self.hop, self.length, self.k_sd = sample_rate, hop, odd(length), k_sd
         self.f_min, self.f_max, self.orders, self.bands = f_min, f_max, orders, bands
         self.learn, self.integer_orders, self.use_laht, self.phase = (
@@ -131,17 +135,29 @@ class Superlets(nn.Module):
                            self.k_sd)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        w = framed_responses(x, self.kernels(), self.hop)
+        frames = -(-x.shape[-1] // self.hop)
+        w = framed_responses(x, self.kernels(), self.hop // self.subframes)
         weights = self.weights()
-        s = superlet(w, weights)
+        s = self.pool(superlet(w, weights), frames)
         m = s / (s.mean((1, 2), keepdim=True) + 1e-12)
         if self.use_laht:
             t_pos, t_neg = self.thresholds()
             m = laht(m, t_pos[None, :, None], t_neg[None, :, None], self.slope)
         maps = [torch.log(LOG_EPS + m)]
         if self.phase:
-            maps.append(phase_congruency(w, weights))
+            maps.append(self.pool(phase_congruency(w, weights), frames))
         return torch.stack(maps, 1), self.effective_order()[:, None] / self.orders
+
+    def pool(self, v: torch.Tensor, frames: int) -> torch.Tensor:
+        """(B, F, T_sub) -> (B, F, frames): the mean of the subframes centred on each frame. A
+        short wavelet's magnitude varies within a frame; one sample per frame would alias it."""
+        k = self.subframes
+        if k == 1:
+            return v[..., :frames]
+        b, nf, _ = v.shape
+        out = F.avg_pool1d(v.reshape(b * nf, 1, -1), k, k, padding=k // 2,
+                           count_include_pad=False)
+        return out.reshape(b, nf, -1)[..., :frames]
 
 
 def adaptive_weights(bands: int, orders: int) -> torch.Tensor:
@@ -153,7 +169,8 @@ def adaptive_weights(bands: int, orders: int) -> torch.Tensor:
 def build(name: str, s, sample_rate: int) -> nn.Module:
     """The front-end `name` with the paper's settings `s` (settings.Frontend)."""
     common = dict(sample_rate=sample_rate, hop=s.hop, bands=s.bands, f_min=s.f_min,
-                  f_max=min(s.f_max, 0.45 * sample_rate), length=s.kernel)
+                  f_max=min(s.f_max, 0.45 * sample_rate), length=s.kernel,
+                  subframes=s.subframes)
     if name == "stft":
         return STFT(sample_rate, s.hop, s.stft_window_ms, s.f_min, common["f_max"])
     if name == "cwt":

@@ -58,6 +58,7 @@ class Frontend:
     f_max: float
     kernel: int  # L taps (odd)
     hop: int  # frame hop in samples
+    subframes: int  # superlets: responses every hop / subframes samples, averaged per frame
     c1: float  # base cycles (LFST's init, the fixed superlet's value)
     cwt_cycles: float  # the Morlet CWT's cycles
     stft_window_ms: float
