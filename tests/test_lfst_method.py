@@ -210,3 +210,25 @@ def test_the_corpus_plan_holds_out_speakers_and_sentences_and_balances_classes()
     with pytest.raises(ValueError, match="usable variants"):
         plan(synth_cfg(speakers=SimpleNamespace(train=10, val=2, test=3)),
              ["neutral", "angry"], voices)
+
+
+def test_superlet_frames_average_the_subframes_centred_on_them():
+    """With subframes k, frame t is the mean of the magnitudes sampled every hop / k samples
+    around t hop (before the normalisation and log); k = 1 samples one instant."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 1000, dtype=torch.float64)
+    kw = dict(bands=3, orders=2, f_min=200.0, f_max=2000.0, length=101, c1=2.0)
+    pooled = Superlets(SR, 40, subframes=4, **kw).double()
+    fine = Superlets(SR, 10, **kw).double()
+    m = torch.exp(pooled(x)[0][0, 0])  # LOG_EPS + m / mean(m)
+    s_fine = torch.exp(fine(x)[0][0, 0])  # the same map every 10 samples
+    from repro.papers.lfst.frontends import LOG_EPS
+
+    a, b = m - LOG_EPS, s_fine - LOG_EPS
+    # undo each map's own mean normalisation: compare shapes up to one scale
+    want = torch.stack([b[:, max(0, 4 * t - 2):4 * t + 2].mean(-1) for t in range(25)], -1)
+    ratio = a / want
+    torch.testing.assert_close(ratio, torch.full_like(ratio, float(ratio.mean())), rtol=1e-6,
+                               atol=0)
+    with pytest.raises(ValueError, match="multiple"):
+        Superlets(SR, 40, subframes=3, **kw)

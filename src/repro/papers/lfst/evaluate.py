@@ -54,17 +54,18 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
-    from repro.core.device import limit_cpu_threads
+    from repro.core.device import limit_cpu_threads, pick_device
     from repro.papers.lfst.train import load_data, load_model, predict
 
     limit_cpu_threads(cfg.threads)
-    model, meta = load_model(a.model, cfg)
-    data = load_data(a.data, meta["fold"])
+    device = pick_device(require_gpu=a.scale == "full")
+    model, meta = load_model(a.model, cfg, device)
+    data = load_data(a.data, meta["fold"], device)
     te = torch.as_tensor(data["test"])
     with torch.no_grad():
         prob = predict(model, data["x"][te], data["lengths"][te])
         params = learned(model)
-    y = data["y"][te].numpy()
+    y = data["y"][te].cpu().numpy()
     out = {**{k: meta[k] for k in ("method", "condition", "fold", "seed", "classes",
                                    "best_epoch", "val_ua")},
            "test": len(te), **metrics(y, prob.argmax(1), len(meta["classes"])),

@@ -133,8 +133,11 @@ def plot_accuracy(recs, methods, conditions, path: Path) -> None:
     save_figure(fig, path)
 
 
-def plot_learned(evals, path: Path) -> None:
+def plot_learned(evals, cfg, path: Path) -> None:
     fig, axes = subplots(1, 2, figsize=(8, 3.2))
+    init = ((cfg.frontend.orders + 1) / 2, cfg.frontend.c1)  # uniform weights; c1's start
+    for ax, v in zip(axes, init, strict=True):
+        ax.axhline(v, color="k", ls="--", lw=0.8, label="initial value")
     for e in evals:
         p = e.get("learned")
         if not p or e["method"] != "lfst":
@@ -180,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers (never presented as ours).")
     plot_accuracy(recs, cfg.methods, cfg.conditions, a.out / "figures" / "accuracy.png")
-    plot_learned(evals, a.out / "figures" / "learned.png")
+    plot_learned(evals, cfg, a.out / "figures" / "learned.png")
     write_ledger(a.out, "lfst", a.scale, raw.get("claims", []), recs)
 
 

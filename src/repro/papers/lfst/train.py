@@ -50,7 +50,7 @@ def predict(model, x, lengths, maps=None, batch: int = 64) -> np.ndarray:
         for i in range(0, len(x), batch):
             m = None if maps is None else (maps[0][i:i + batch], maps[1])
             out.append(torch.softmax(model(x[i:i + batch], lengths[i:i + batch], m), -1))
-    return torch.cat(out).numpy()
+    return torch.cat(out).cpu().numpy()
 
 
 def unweighted_accuracy(y: np.ndarray, pred: np.ndarray, n_classes: int) -> float:
@@ -69,7 +69,7 @@ def train(model, data: dict[str, Any], cfg: Settings, seed: int, ck: Resumable, 
     tr, va = data["train"], data["val"]
     n_classes = data["classes"]
     maps = fixed_maps(model, x, lengths) if model.fixed_frontend else None
-    alpha = class_weights(y[tr], n_classes) if t.rebalance else None
+    alpha = class_weights(y[tr].cpu(), n_classes).to(x.device) if t.rebalance else None
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay)
     steps_per_epoch = math.ceil(len(tr) / t.batch)
@@ -100,12 +100,12 @@ def train(model, data: dict[str, Any], cfg: Settings, seed: int, ck: Resumable, 
             losses.append(float(loss.detach()))
         vmaps = None if maps is None else (maps[0][va], maps[1])
         pv = predict(model, x[va], lengths[va], vmaps).argmax(1)
-        ua = unweighted_accuracy(y[va].numpy(), pv, n_classes)
+        ua = unweighted_accuracy(y[va].cpu().numpy(), pv, n_classes)
         hist["loss"].append(float(np.mean(losses)))
         hist["val_ua"].append(ua)
         if ua > hist["best_ua"]:
             hist.update(best_ua=ua, best_epoch=epoch,
-                        best=copy.deepcopy({k: v.detach().clone()
+                        best=copy.deepcopy({k: v.detach().cpu().clone()
                                             for k, v in model.state_dict().items()}))
         log.info("epoch %d of %d: loss %.4f, validation UA %.3f (best %.3f at epoch %d)",
                  epoch + 1, t.epochs, hist["loss"][-1], ua, hist["best_ua"],
@@ -123,7 +123,8 @@ def load_data(path: Path, fold: int, device: str = "cpu") -> dict[str, Any]:
     z = np.load(path)
     tr, va, te = fold_split(z["split"], z["group"], fold)
     return {"x": waveforms(z["audio"], z["length"]).to(device),
-            "lengths": torch.as_tensor(z["length"]), "y": torch.as_tensor(z["label"]),
+            "lengths": torch.as_tensor(z["length"]).to(device),
+            "y": torch.as_tensor(z["label"]).to(device),
             "train": tr, "val": va, "test": te}
 
 
@@ -136,7 +137,7 @@ def save_model(path: Path, state: dict[str, Any], meta: dict[str, Any]) -> None:
         tmp.write_bytes(buf.getvalue())
 
 
-def load_model(path: Path, cfg: Settings):
+def load_model(path: Path, cfg: Settings, device: str = "cpu"):
     import torch
 
     from repro.papers.lfst.model import Classifier
@@ -145,7 +146,7 @@ def load_model(path: Path, cfg: Settings):
     meta = blob["meta"]
     model = Classifier(meta["method"], cfg, len(meta["classes"]))
     model.load_state_dict(blob["state"])
-    return model.eval(), meta
+    return model.to(device).eval(), meta
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -160,17 +161,18 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
-    from repro.core.device import limit_cpu_threads
+    from repro.core.device import limit_cpu_threads, pick_device
     from repro.core.seeding import seed_everything
     from repro.papers.lfst.model import Classifier
 
     limit_cpu_threads(cfg.threads)
     seed_everything(a.seed)
+    device = pick_device(require_gpu=a.scale == "full")
     log = get_logger("lfst.train", a.log)
     classes = classes_of(cfg, a.condition)
-    data = {**load_data(a.data, a.fold), "classes": len(classes)}
+    data = {**load_data(a.data, a.fold, device), "classes": len(classes)}
     torch.manual_seed(a.seed)
-    model = Classifier(a.method, cfg, len(classes))
+    model = Classifier(a.method, cfg, len(classes)).to(device)
     log.info("%s on %s fold %d, seed %d: %d train / %d val clips, %d parameters", a.method,
              a.condition, a.fold, a.seed, len(data["train"]), len(data["val"]),
              sum(p.numel() for p in model.parameters() if p.requires_grad))
