@@ -88,6 +88,11 @@ def test_tiny_dag_outputs(tiny_lfst):
     assert {"lfst_ge_superlet", "superlet_beats_stft", "no_laht_lowers"} <= ids
     corpus = pd.read_csv(out / "tables/corpus.csv")
     assert list(corpus["condition"]) == s["conditions"]
+    sp = s["synth"]["speakers"]
+    assert corpus["speakers train / val / test"][0] == f"{sp['train']} / {sp['val']} / {sp['test']}"
+    n = s["synth"]["per_speaker"]
+    assert corpus["train / val / test clips"][0] == " / ".join(
+        str(n * sp[k]) for k in ("train", "val", "test"))
 
 
 @pytest.mark.parametrize("module, untouched", [

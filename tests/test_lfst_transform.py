@@ -1,4 +1,4 @@
-"""LFST groundwork (issue 25): the transform's stated properties checked numerically:
+"""LFST's transform: its stated properties checked numerically:
 admissibility (zero mean), negative-frequency leakage against its bound as a function of the
 cycles, continuity in order weights and frequency, agreement with Moca et al.'s superlet at
 integer (and fractional) orders; the grid, phase congruency and LAHT."""

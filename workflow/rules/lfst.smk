@@ -169,6 +169,7 @@ rule report:
         config=P.config,
         evals=[f"{P.out}/eval/{r}.json" for r in RUNS],
         infos=expand(f"{P.data}/{{condition}}.json", condition=CONDITIONS),
+        synth=rules.synth.output.info if SYNTHESISED else [],
     output:
         **P.report_outputs(TABLES, FIGURES, category="LFST"),
     log:
@@ -179,8 +180,10 @@ rule report:
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
+        synth=lambda w, input: f"--synth {input.synth}" if input.synth else "",
     message:
         "LFST: accuracy, UA and macro-F1 beside the paper's, ablations, claims ledger"
     shell:
         "python -m repro.papers.lfst.report --config {input.config} --scale {params.scale}"
-        " --evals {input.evals} --infos {input.infos} --out {params.out} 2> {log}"
+        " --evals {input.evals} --infos {input.infos} {params.synth} --out {params.out}"
+        " 2> {log}"

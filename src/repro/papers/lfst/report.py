@@ -101,9 +101,12 @@ def ablation_table(recs, methods) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def corpus_table(infos: list[dict[str, Any]]) -> pd.DataFrame:
+def corpus_table(infos: list[dict[str, Any]], synth: dict[str, Any] | None) -> pd.DataFrame:
+    """One row per condition; a synthesised one shows the corpus it is a channel over."""
     rows = []
     for i in infos:
+        if synth is not None and "source" not in i:
+            i = {**synth, **i}
         per = i.get("per_class")
         rows.append({"condition": i["condition"], "source": i.get("source", ""),
                      "channel": i.get("channel", ""), "noise SNR dB": i.get("snr_db"),
@@ -157,6 +160,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser("lfst tables, figures and claims ledger")
     ap.add_argument("--evals", nargs="+", required=True, type=Path)
     ap.add_argument("--infos", nargs="+", required=True, type=Path)
+    ap.add_argument("--synth", type=Path, help="the synthesised corpus's facts (synth.json)")
     a = ap.parse_args(argv)
     cfg, raw = load(a.config, a.scale), load_yaml(a.config)
     reported = raw["reported"]
@@ -178,7 +182,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"LFST's ablations: accuracy, UA and macro-F1 (%), mean over the conditions, "
                 f"{PM} over seeds; differences paired by seed. The paper reports that each "
                 "lowers LFST; its numbers were not reachable here.")
-    write_table(corpus_table([read_json(p) for p in a.infos]), tables, "corpus",
+    write_table(corpus_table([read_json(p) for p in a.infos],
+                             read_json(a.synth) if a.synth else None), tables, "corpus",
                 "The conditions: source, channel, classes, clips per split and speakers.")
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers (never presented as ours).")
