@@ -1,0 +1,1 @@
+"""PS / PM (issue 26): groundwork; the paper is not registered yet."""
