@@ -66,15 +66,11 @@ rule synth:
         " --processes {threads} --out {output.corpus} 2> {log}"
 
 
-def synth_input(wildcards):
-    return rules.synth.output.corpus if wildcards.condition in SYNTHESISED else []
-
-
 rule prepare:
     input:
         code=[*P.src("data", "corpora", "settings"), *P.job, *core("speech")],
         config=P.config,
-        synth=synth_input,
+        synth=lambda w: rules.synth.output.corpus if w.condition in SYNTHESISED else [],
     output:
         data=f"{P.data}/{{condition}}.npz",
         info=f"{P.data}/{{condition}}.json",
