@@ -1,1 +1,1 @@
-"""PS / PM (issue 26): groundwork; the paper is not registered yet."""
+"""PS and PM: perceptual separation and match measures for source separation (MAPSS)."""
