@@ -10,7 +10,6 @@ S = P.settings
 SEEDS = S["seeds"]
 ENCODERS = S["encoders"]
 DATASETS = S["datasets"]
-REAL = [d for d in DATASETS if d.startswith("sassec")]
 MEASURES = [
     *P.src("engine", "measures", "bounds", "distortions", "encoders", "settings"),
     *P.job,
@@ -52,8 +51,6 @@ rule fetch:
 
 
 rule sassec:
-    wildcard_constraints:
-        dataset=r"sassec_\w+",
     input:
         code=[*P.src("data", "settings", "mixtures", "distortions"), *P.job],
         config=P.config,
@@ -63,6 +60,8 @@ rule sassec:
         info=f"{DATA}.json",
     log:
         f"{P.logs}/sassec_{{dataset}}_seed{{seed}}.log",
+    wildcard_constraints:
+        dataset=r"sassec_\w+",
     localrule: True
     conda:
         P.env
@@ -76,8 +75,6 @@ rule sassec:
 
 
 rule synth:
-    wildcard_constraints:
-        dataset="speech_en|speech_es|music",
     input:
         code=[*P.src("data", "settings", "mixtures", "distortions"), *P.job, *core("speech")],
         config=P.config,
@@ -88,6 +85,8 @@ rule synth:
         f"{P.logs}/synth_{{dataset}}_seed{{seed}}.log",
     benchmark:
         f"{P.bench}/synth_{{dataset}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        dataset="speech_en|speech_es|music",
     localrule: True
     conda:
         P.env
@@ -163,14 +162,12 @@ FIGURES = [f"{P.out}/figures/levels.png"]
 rule report:
     input:
         code=[
-            *P.src("report", "baselines", "settings"),
+            *P.src("report", "baselines", "distortions", "settings"),
             *P.job,
             *core("tables", "claims", "forest", "provenance", "plotting"),
         ],
         config=P.config,
-        scores=expand(
-            rules.score.output.scores, dataset=DATASETS, seed=SEEDS, encoder=ENCODERS
-        ),
+        scores=expand(rules.score.output.scores, dataset=DATASETS, seed=SEEDS, encoder=ENCODERS),
         baselines=expand(rules.baselines.output.scores, dataset=DATASETS, seed=SEEDS),
         infos=expand(f"{DATA}.json", dataset=DATASETS, seed=SEEDS),
     output:
