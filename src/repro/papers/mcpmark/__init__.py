@@ -1,0 +1,1 @@
+"""MCPMark: a benchmark for stress-testing realistic and comprehensive MCP use."""
