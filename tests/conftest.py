@@ -30,6 +30,9 @@ PAPERS = registered_papers(REPO)
 os.environ.setdefault("REPRO_MACHINE_SLURM_CONF", os.environ.get("SLURM_CONF", ""))
 MACHINE_SLURM_CONF = os.environ["REPRO_MACHINE_SLURM_CONF"] or None
 os.environ["SLURM_CONF"] = os.devnull
+# MCPMark's MCP servers are installed (scripts/mcp_servers.sh) in this checkout's tools/mcp,
+# which the repo copies the DAG tests run in do not carry (it is ignored).
+os.environ.setdefault("REPRO_MCP_TOOLS", str(REPO / "tools" / "mcp"))
 
 
 def slurm_env() -> dict[str, str]:

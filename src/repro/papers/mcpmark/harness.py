@@ -43,7 +43,7 @@ class State:
 
 @contextmanager
 def filesystem_state(task: Task, templates: Path, work: Path | None = None) -> Iterator[State]:
-    template = templates / task.category
+    template = (templates / task.category).resolve()
     if not template.is_dir():
         raise FileNotFoundError(f"no filesystem template {template} for {task.id}")
     box = Path(tempfile.mkdtemp(prefix=f"mcpmark-{task.name}-", dir=work))

@@ -88,12 +88,19 @@ class Cluster:
                 "SELECT datname FROM pg_database WHERE NOT datistemplate ORDER BY 1")]
 
     def load(self, name: str, sql: Path) -> None:
-        """A template database from a plain-SQL dump (psql, stop at the first error)."""
+        """A template database from a dump: plain SQL (psql, stop at the first error) or
+        pg_restore's custom format (MCPMark's own .backup files)."""
         with self.connect() as c:
             c.execute(f"CREATE DATABASE {quote_ident(name)}")
-        r = subprocess.run([str(bindir() / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
-                            "-h", self.host, "-p", str(self.port), "-U", self.user, "-d", name,
-                            "-f", str(sql)], env={**os.environ, "PGPASSWORD": self.password},
+        conn = ["-h", self.host, "-p", str(self.port), "-U", self.user, "-d", name]
+        with open(sql, "rb") as f:
+            archive = f.read(5) == b"PGDMP"  # pg_dump's custom format
+        if archive:
+            cmd = [str(bindir() / "pg_restore"), "--no-owner", "--exit-on-error", *conn, str(sql)]
+        else:
+            cmd = [str(bindir() / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", *conn,
+                   "-f", str(sql)]
+        r = subprocess.run(cmd, env={**os.environ, "PGPASSWORD": self.password},
                            capture_output=True, text=True)
         if r.returncode:
             raise PostgresError(f"loading {sql} into {name} failed: {r.stderr.strip()[-2000:]}")

@@ -67,8 +67,9 @@ def filesystem(sandbox: Path):
     node = shutil.which("node")
     if node is None:
         raise ServerMissing("no node on PATH (apt-get install nodejs)")
+    # TZ=UTC: get_file_info prints times in the server's zone; the tasks speak UTC
     return StdioServerParameters(command=node, args=[str(filesystem_entry()), str(sandbox)],
-                                 env=_base_env(), cwd=str(sandbox))
+                                 env={**_base_env(), "TZ": "UTC"}, cwd=str(sandbox))
 
 
 def postgres(database_uri: str):

@@ -83,10 +83,11 @@ def discover(services: list[str] | tuple[str, ...] = SERVICES, root: Path = ROOT
     return out
 
 
-def select(names: list[str], services: list[str] | tuple[str, ...] = SERVICES) -> list[Task]:
+def select(names: list[str], services: list[str] | tuple[str, ...] = SERVICES,
+           root: Path = ROOT) -> list[Task]:
     """The tasks a config names ("<service>/<category>/<task>", or "<service>/*" for all of a
     service's); an unknown name fails with the known ones listed."""
-    known = {f"{t.service}/{t.category}/{t.name}": t for t in discover(services)}
+    known = {f"{t.service}/{t.category}/{t.name}": t for t in discover(services, root)}
     out: list[Task] = []
     for n in names:
         if n.endswith("/*"):
@@ -99,6 +100,23 @@ def select(names: list[str], services: list[str] | tuple[str, ...] = SERVICES) -
     return out
 
 
-def task_files(root: Path = ROOT) -> list[str]:
-    """Every file of every task (the rules list them as the run jobs' code)."""
-    return sorted(str(p) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+def _files(folder: Path) -> list[str]:
+    return [str(p) for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+
+
+# The rules name their inputs relative to the checkout they run in (the Snakefile's folder):
+# at parse time `repro` may be imported from another checkout (an editable install), so these
+# take the checkout-relative folder rather than this module's own location.
+CHECKOUT_TASKS = Path("src/repro/papers/mcpmark/tasks")
+CHECKOUT_TEMPLATES = Path("src/repro/papers/mcpmark/templates")
+
+
+def task_files(service: str, root: Path = CHECKOUT_TASKS) -> list[str]:
+    """Every file of a service's tasks (the rules list them as the run jobs' code)."""
+    return _files(root / service)
+
+
+def template_files(root: Path = CHECKOUT_TEMPLATES) -> list[str]:
+    """The filesystem template builders (the templates rule's code)."""
+    return _files(root)
