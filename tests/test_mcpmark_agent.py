@@ -161,3 +161,21 @@ def test_smollm2_runs_an_episode_through_the_loopback_endpoint(pg):
     assert rec["turns"] == 1 and rec["input_tokens"] > 500 and 0 < rec["output_tokens"] <= 24
     assert ep.messages[2]["role"] == "assistant"
     assert isinstance(rec["success"], bool)
+
+
+def test_a_model_error_inside_the_loop_is_recorded_plainly(tmp_path):
+    """The MCP client's task group wraps what the policy raises; the run's error names the
+    cause itself (e.g. a prompt longer than the local model's context), and no turn counts."""
+    from repro.core.llm import LLMError
+    from repro.papers.mcpmark import servers
+
+    class TooLong:
+        name = "too-long"
+
+        def respond(self, messages, tools):
+            raise LLMError("the prompt has 9999 tokens, the model's context 8192")
+
+    ep = run_episode(TooLong(), "do it", servers.filesystem(tmp_path), Limits())
+    assert ep.turns == 0
+    assert ep.error == ("Agent execution failed: LLMError: the prompt has 9999 tokens, the "
+                        "model's context 8192")

@@ -153,6 +153,13 @@ async def _loop(policy: Policy, instruction: str, params, limits: Limits, ep: Ep
         ep.error = f"Max turns ({limits.max_turns}) exceeded"
 
 
+def _leaves(e: BaseException) -> list[BaseException]:
+    """The errors inside (nested) exception groups: the MCP client's task group wraps them."""
+    if isinstance(e, BaseExceptionGroup):
+        return [x for sub in e.exceptions for x in _leaves(sub)]
+    return [e]
+
+
 def run_episode(policy: Policy, instruction: str, params, limits: Limits | None = None,
                 system: str | None = None, errlog: TextIO | None = None) -> Episode:
     """One agent run on one task over one MCP server (stdio launch parameters); the server's
@@ -172,7 +179,8 @@ def run_episode(policy: Policy, instruction: str, params, limits: Limits | None 
     except LLMError as e:
         ep.error = f"Agent execution failed: {e}"
     except Exception as e:  # noqa: BLE001 - a crashed run is a failed run, recorded, not fatal
-        ep.error = f"Agent execution failed: {type(e).__name__}: {e}"
+        ep.error = "Agent execution failed: " + "; ".join(
+            f"{type(x).__name__}: {x}" for x in _leaves(e))
     finally:
         if errlog is None:
             sink.close()

@@ -37,9 +37,8 @@ def build(category: str, out: Path, seed: int) -> Path:
     root.mkdir(parents=True)
     rng = np.random.default_rng([seed, sum(category.encode())])
     module.build(root, rng)
-    stamped = getattr(module, "STAMPS_TIMES", False)
-    for p in sorted(root.rglob("*"), reverse=True):
-        if not stamped:
+    if not getattr(module, "STAMPS_TIMES", False):  # a builder that sets its own times
+        for p in sorted(root.rglob("*"), reverse=True):
             os.utime(p, (EPOCH, EPOCH), follow_symlinks=False)
     os.utime(root, (EPOCH, EPOCH))
     return root
