@@ -1,4 +1,5 @@
-"""english_talent's scripted solution: read every student's two files, then write
+"""english_talent's scripted solution: read every student's two files (25 students per
+read_multiple_files call, so the run stays well inside the benchmark's 100 turns), then write
 qualified_students.txt (the fields matched with regular expressions in the sandbox
 beforehand)."""
 
@@ -9,11 +10,14 @@ from pathlib import Path
 def solve(view: dict) -> list[dict]:
     root = Path(view["root"])
     calls, blocks = [], []
-    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+    folders = sorted(p for p in root.iterdir() if p.is_dir())
+    for i in range(0, len(folders), 25):
+        calls.append({"name": "read_multiple_files", "arguments": {"paths": [
+            str(d / f) for d in folders[i:i + 25]
+            for f in ("basic_info.txt", "recommendation_letter.txt")]}})
+    for d in folders:
         info = (d / "basic_info.txt").read_text()
         letter = (d / "recommendation_letter.txt").read_text()
-        calls.append({"name": "read_multiple_files", "arguments": {"paths": [
-            str(d / "basic_info.txt"), str(d / "recommendation_letter.txt")]}})
         grade = re.search(r"^Recommendation Grade:\s*(\w)", letter, re.M).group(1)
         toefl = int(re.search(r"^TOEFL:\s*(\d+)", info, re.M).group(1))
         if grade in "SA" and toefl >= 100:
