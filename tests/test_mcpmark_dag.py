@@ -26,8 +26,12 @@ def _settings(root, scale="tiny"):
 
 def _plan(s):
     runs = sum(a.get("runs") or s["runs"] for a in s["agents"])
-    return {"mcpmark_db": 1, "mcpmark_templates": 1, "mcpmark_fs_run": runs,
+    dbs = len(s["databases"]) if s.get("suite", {}).get("source") == "official" else 1
+    plan = {"mcpmark_db": dbs, "mcpmark_templates": 1, "mcpmark_fs_run": runs,
             "mcpmark_pg_run": runs, "mcpmark_check": 1, "mcpmark_report": 1, "paper_mcpmark": 1}
+    if s.get("suite", {}).get("source") == "official":
+        plan["mcpmark_suite"] = 1  # MCPMark's own task folders, fetched at the pinned commit
+    return plan
 
 
 def test_plans_cover_the_whole_dag_at_every_scale(fresh_repo):
@@ -41,6 +45,10 @@ def test_plans_cover_the_whole_dag_at_every_scale(fresh_repo):
     assert {"gpt-5-medium", "claude-sonnet-4"} <= {a["name"] for a in full["agents"]}
     assert full["limits"] == {"max_turns": 100, "tool_timeout": 60, "task_timeout": 3600}
     assert full["published"] == "github" and small["published"] == "constructed"
+    # full runs the benchmark's own tasks and verifiers, which have no scripted oracle
+    assert full["suite"]["source"] == "official" and len(full["suite"]["commit"]) == 40
+    assert "oracle" not in [a["kind"] for a in full["agents"]]
+    assert small.get("suite", {}).get("source", "ours") == "ours"
 
 
 def test_a_wrong_agent_kind_is_rejected_before_any_job(tmp_path):

@@ -10,15 +10,21 @@ from repro.papers.mcpmark.tasks import CHECKOUT_TASKS, select, task_files, templ
 
 P = paper(config)
 S = P.settings
-SELECTED = select(S["tasks"], S["services"], root=CHECKOUT_TASKS)
-SERVICES = sorted({t.service for t in SELECTED})
-DATABASES = sorted(
-    {
-        t.meta.get("template_db", t.category)
-        for t in SELECTED
-        if t.service == "postgres" and t.meta.get("template_db", t.category)
-    }
-)
+SUITE = S.get("suite", {})
+OFFICIAL = SUITE.get("source", "ours") == "official"
+if OFFICIAL:
+    # MCPMark's own task folders, fetched at the pinned commit (rule suite): the tasks are
+    # known only after the fetch, so the services and databases come from the config
+    TASKS_ROOT = f"{P.data}/suite/tasks"
+    SERVICES = sorted(S["services"])
+    DATABASES = sorted(S["databases"]) if "postgres" in SERVICES else []
+    TASK_INPUT = {s: [f"{P.data}/suite"] for s in SERVICES}
+else:
+    TASKS_ROOT = str(CHECKOUT_TASKS)
+    SELECTED = select(S["tasks"], S["services"], root=CHECKOUT_TASKS)
+    SERVICES = sorted({t.service for t in SELECTED})
+    DATABASES = sorted({t.template_db for t in SELECTED if t.template_db})
+    TASK_INPUT = {s: task_files(s) for s in ("filesystem", "postgres")}
 AGENTS = [a["name"] for a in S["agents"]]
 RUNS = {a["name"]: list(range(1, (a.get("runs") or S["runs"]) + 1)) for a in S["agents"]}
 RUN_CODE = [
@@ -28,7 +34,7 @@ RUN_CODE = [
 ]
 P.phases(
     {
-        "fetch": ["db", "templates"],
+        "fetch": ["db", "templates", *(["suite"] if OFFICIAL else [])],
         "evaluate": ["fs_run", "pg_run", "check"],
         "report": ["report"],
     }
@@ -39,6 +45,30 @@ wildcard_constraints:
     agent="|".join(AGENTS),
     run=r"\d+",
     db="|".join(DATABASES) if DATABASES else "none",
+
+
+if OFFICIAL:
+
+    rule suite:
+        input:
+            code=[*P.src("data"), *P.job],
+            config=P.config,
+        output:
+            folder=directory(f"{P.data}/suite"),
+        log:
+            f"{P.logs}/suite.log",
+        benchmark:
+            f"{P.bench}/suite.tsv"
+        localrule: True
+        conda:
+            P.env
+        params:
+            scale=P.scale,
+        message:
+            "mcpmark: MCPMark's own task folders at the pinned commit"
+        shell:
+            "python -m repro.papers.mcpmark.data suite --config {input.config}"
+            " --scale {params.scale} --out {output.folder} 2> {log}"
 
 
 rule db:
@@ -88,7 +118,7 @@ rule templates:
 
 rule fs_run:
     input:
-        code=[*RUN_CODE, *task_files("filesystem")],
+        code=[*RUN_CODE, *TASK_INPUT.get("filesystem", [])],
         config=P.config,
         templates=rules.templates.output.folder,
     output:
@@ -103,17 +133,18 @@ rule fs_run:
         **P.cluster(runtime=360, mem_mb=8000, cpus_per_task=4),
     params:
         scale=P.scale,
+        tasks=lambda w: TASKS_ROOT,  # the root the task files (inputs) sit under
     message:
         "mcpmark: {wildcards.agent} on the filesystem tasks, run {wildcards.run}"
     shell:
         "python -m repro.papers.mcpmark.run --config {input.config} --scale {params.scale}"
         " --agent {wildcards.agent} --service filesystem --run {wildcards.run}"
-        " --templates {input.templates} --out {output.run} 2> {log}"
+        " --tasks {params.tasks} --templates {input.templates} --out {output.run} 2> {log}"
 
 
 rule pg_run:
     input:
-        code=[*RUN_CODE, *task_files("postgres")],
+        code=[*RUN_CODE, *TASK_INPUT.get("postgres", [])],
         config=P.config,
         dbs=expand(rules.db.output.dump, db=DATABASES),
     output:
@@ -128,12 +159,13 @@ rule pg_run:
         **P.cluster(runtime=360, mem_mb=8000, cpus_per_task=4),
     params:
         scale=P.scale,
+        tasks=lambda w: TASKS_ROOT,  # the root the task files (inputs) sit under
     message:
         "mcpmark: {wildcards.agent} on the PostgreSQL tasks, run {wildcards.run}"
     shell:
         "python -m repro.papers.mcpmark.run --config {input.config} --scale {params.scale}"
         " --agent {wildcards.agent} --service postgres --run {wildcards.run}"
-        " --db {input.dbs} --out {output.run} 2> {log}"
+        " --tasks {params.tasks} --db {input.dbs} --out {output.run} 2> {log}"
 
 
 rule check:
@@ -180,6 +212,7 @@ rule report:
             f"{P.out}/runs/{a}/{s}/run{r}.json" for a in AGENTS for s in SERVICES for r in RUNS[a]
         ],
         check=rules.check.output.check,
+        suite=[f"{P.data}/suite"] if OFFICIAL else [],
     output:
         **P.report_outputs(TABLES, FIGURES, category="mcpmark"),
     log:
@@ -190,8 +223,10 @@ rule report:
     params:
         scale=P.scale,
         out=lambda w, output: os.path.dirname(output.claims_json),
+        tasks=lambda w: TASKS_ROOT,  # the root the task files (inputs) sit under
     message:
         "mcpmark: tables (the paper's leaderboard beside ours), figure and the claims ledger"
     shell:
         "python -m repro.papers.mcpmark.report --config {input.config} --scale {params.scale}"
-        " --runs {input.runs} --check {input.check} --out {params.out} 2> {log}"
+        " --runs {input.runs} --check {input.check} --tasks {params.tasks} --out {params.out}"
+        " 2> {log}"

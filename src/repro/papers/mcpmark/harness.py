@@ -4,9 +4,10 @@ MCP server, run the verifier (always, even after an agent error), tear the state
 filesystem: the category's template folder is copied to a new sandbox; the server may touch the
 sandbox only; the verifier gets FILESYSTEM_TEST_DIR (and MCPMARK_INITIAL_STATE, the pristine
 template, read-only, for verifiers that recompute the answer from the initial files).
-postgres: a new database cloned from the category's template database (or an empty one where a
-task has no template); the verifier gets POSTGRES_* (and MCPMARK_TEMPLATE_DATABASE, the
-untouched template on the same server); the database is dropped afterwards.
+postgres: a new database cloned from the category's template database (or an empty one where
+the server has no such template, as in MCPMark); the verifier gets POSTGRES_* (and
+MCPMARK_TEMPLATE_DATABASE, the untouched template on the same server); the database is dropped
+afterwards.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def filesystem_state(task: Task, templates: Path, work: Path | None = None) -> I
 
 @contextmanager
 def postgres_state(task: Task, pg: Cluster) -> Iterator[State]:
-    template = task.meta.get("template_db", task.category)
+    # as MCPMark: cloned from the category's database where the server has it, else empty
+    template = task.template_db if task.template_db in pg.templates else None
     with pg.fresh(template or None, prefix=f"mcpmark_{task.name}"[:40]) as db:
         prepare = task.folder / "prepare_environment.py"
         if prepare.exists():  # MCPMark's tasks without a template database set themselves up

@@ -64,6 +64,8 @@ class Cluster:
     user: str = "postgres"
     host: str = "127.0.0.1"
     version: str = ""
+    templates: set[str] = field(default_factory=set)
+    """the template databases loaded"""
 
     def dsn(self, database: str = "postgres") -> str:
         """libpq URI with the password (for the MCP server's DATABASE_URI; never logged)."""
@@ -104,6 +106,7 @@ class Cluster:
                            capture_output=True, text=True)
         if r.returncode:
             raise PostgresError(f"loading {sql} into {name} failed: {r.stderr.strip()[-2000:]}")
+        self.templates.add(name)
 
     def clone(self, template: str, name: str) -> str:
         """A fresh database copied from `template` (nobody may be connected to the template)."""

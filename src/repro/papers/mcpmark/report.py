@@ -17,7 +17,7 @@ from repro.core.plotting import save_figure, subplots
 from repro.core.tables import reported_table, write_table
 from repro.papers.mcpmark.metrics import by_service
 from repro.papers.mcpmark.settings import load
-from repro.papers.mcpmark.tasks import select
+from repro.papers.mcpmark.tasks import ROOT, select
 
 SCOPES = ("filesystem", "postgres", "overall")
 PAPER_MODELS = ("gpt-5-medium", "claude-sonnet-4", "o3", "gpt-oss-120b", "gpt-4-1-nano")
@@ -35,10 +35,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser("mcpmark tables, figure and claims ledger")
     ap.add_argument("--runs", nargs="+", required=True, type=Path)
     ap.add_argument("--check", required=True, type=Path)
+    ap.add_argument("--tasks", type=Path, default=ROOT, help="the task folders' root")
     a = ap.parse_args(argv)
     cfg, raw = load(a.config, a.scale), load_yaml(a.config)
     reported = raw["reported"]
-    tasks = select(cfg.tasks, cfg.services)
+    tasks = select(cfg.tasks, cfg.services, root=a.tasks)
     scope_tasks = {s: [t.id for t in tasks if t.service == s] for s in cfg.services}
     docs = [read_json(p) for p in a.runs]
     recs: dict[str, list[dict]] = defaultdict(list)
@@ -86,11 +87,13 @@ def main(argv: list[str] | None = None) -> None:
                  "avg tool calls": _num(paper.get(("all_models", "overall_avg_tool_calls"))),
                  "avg input tokens": "-", "avg output tokens": "-"})
     table = pd.DataFrame(rows).fillna("-")
+    origin = ("rebuilt offline" if cfg.suite.source == "ours" else
+              f"of MCPMark's own suite ({cfg.suite.repo}@{str(cfg.suite.commit)[:7]})")
     write_table(table, a.out / "tables", "main",
                 f"MCPMark per agent and service (scale {a.scale}: "
                 f"{len(scope_tasks.get('filesystem', []))} filesystem and "
-                f"{len(scope_tasks.get('postgres', []))} PostgreSQL tasks rebuilt "
-                f"offline, {cfg.runs} runs; pass@1 is the mean of the per-run pass rates with "
+                f"{len(scope_tasks.get('postgres', []))} PostgreSQL tasks {origin}, "
+                f"{cfg.runs} runs; pass@1 is the mean of the per-run pass rates with "
                 "their population sd, pass@k: passed in any of the k runs, pass^k: in all of them; "
                 "averages per task run). "
                 "Rows 'paper: ...' are the paper's leaderboard (eval-sys/mcpmark-experiments "

@@ -31,7 +31,7 @@ from repro.papers.mcpmark import servers
 from repro.papers.mcpmark.agent import ChatPolicy, Limits, NullPolicy, OraclePolicy
 from repro.papers.mcpmark.harness import run_task
 from repro.papers.mcpmark.settings import Agent, Settings, load
-from repro.papers.mcpmark.tasks import select
+from repro.papers.mcpmark.tasks import ROOT, select
 
 
 def limits_for(cfg: Settings, agent: Agent) -> Limits:
@@ -52,8 +52,8 @@ def policy_factory(cfg: Settings, agent: Agent, run: int):
         with contextlib.ExitStack() as stack:
             if agent.kind == "local":
                 url = stack.enter_context(local_endpoint(LocalModel(threads=cfg.local.threads)))
-                client, model = ChatClient(url, agent.model or LOCAL_MODEL), agent.model or \
-                    LOCAL_MODEL
+                model = agent.model or LOCAL_MODEL
+                client = ChatClient(url, model)
             else:
                 client = ChatClient.from_env(model=agent.model)
                 model = client.model
@@ -73,14 +73,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--service", required=True, choices=["filesystem", "postgres"])
     ap.add_argument("--run", required=True, type=int)
     ap.add_argument("--templates", type=Path, default=None)
+    ap.add_argument("--tasks", type=Path, default=ROOT,
+                    help="the task folders' root (ours, or the fetched official suite's tasks/)")
     ap.add_argument("--db", type=Path, nargs="*", default=[],
                     help="template database dumps: <name>.sql or <name>.backup")
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     agent = cfg.agent(a.agent)
-    todo = [t for t in select(cfg.tasks, cfg.services) if t.service == a.service]
+    todo = [t for t in select(cfg.tasks, cfg.services, root=a.tasks) if t.service == a.service]
     if not todo:
         raise SystemExit(f"mcpmark: no {a.service} tasks selected in {a.config}")
+    if agent.kind == "oracle" and (lacking := [t.id for t in todo
+                                               if not (t.folder / "oracle.py").exists()]):
+        raise SystemExit(f"mcpmark: the oracle agent needs each task's oracle.py (our tasks have "
+                         f"one; the official suite has none): missing for {lacking[:5]}")
     if a.service == "filesystem" and a.templates is None:
         raise SystemExit("mcpmark: filesystem runs need --templates")
     traj = a.out.with_suffix("")  # run1.json -> run1/ (one messages file per task)

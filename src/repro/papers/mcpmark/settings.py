@@ -9,6 +9,7 @@ from typing import Any
 from repro.core.config import load_settings, typed
 
 AGENT_KINDS = ("null", "oracle", "local", "api")
+SUITES = ("ours", "official")
 
 
 @dataclass
@@ -57,6 +58,23 @@ class Templates:
 
 
 @dataclass
+class Suite:
+    """Where the tasks come from. ours: the package's rebuilt tasks (offline; each with an oracle).
+    official: MCPMark's own task folders (its description.md, verify.py and data) from the
+    repository at a pinned commit, with its filesystem zips and database archives (full scale:
+    the paper's exact 30 + 21 tasks, judged by the benchmark's own verifiers)."""
+
+    source: str = "ours"
+    repo: str = "eval-sys/mcpmark"
+    commit: str | None = None
+    """the paper-era commit (its layout: tasks/<service>/<category>/<task>)"""
+    url: str = "https://codeload.github.com/{repo}/tar.gz/{commit}"
+    categories: list[str] = field(default_factory=list)
+    """the filesystem templates to download (official; ours derives them from the tasks)"""
+    template_url: str = "https://storage.mcpmark.ai/filesystem/{category}.zip"
+
+
+@dataclass
 class Local:
     threads: int = 1
     """torch threads of the local model in one run job"""
@@ -73,6 +91,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     templates: Templates = field(default_factory=Templates)
     local: Local = field(default_factory=Local)
+    suite: Suite = field(default_factory=Suite)
     services: list[str] = field(default_factory=lambda: ["filesystem", "postgres"])
     published: str = "constructed"
     """the metric check's reference: constructed | github | a local results checkout"""
@@ -89,6 +108,10 @@ def load(path: Path, scale: str) -> Settings:
     for a in cfg.agents:
         if a.kind not in AGENT_KINDS:
             raise ValueError(f"{path}: agent {a.name}: kind {a.kind!r} not one of {AGENT_KINDS}")
+    if cfg.suite.source not in SUITES:
+        raise ValueError(f"{path}: suite.source {cfg.suite.source!r} not one of {SUITES}")
+    if cfg.suite.source == "official" and not cfg.suite.commit:
+        raise ValueError(f"{path}: the official suite needs suite.commit (a pinned commit)")
     if cfg.runs < 1:
         raise ValueError(f"{path}: runs must be >= 1")
     return cfg

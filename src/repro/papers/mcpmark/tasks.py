@@ -51,6 +51,14 @@ class Task:
         return (self.folder / "description.md").read_text()
 
     @property
+    def template_db(self) -> str | None:
+        """The database a postgres run is cloned from: meta.json's template_db where the task
+        sets it (null: an empty database), else the category's name, as in MCPMark."""
+        if self.service != "postgres":
+            return None
+        return self.meta.get("template_db", self.category) or None
+
+    @property
     def verifier(self) -> Path:
         return self.folder / "verify.py"
 
@@ -69,8 +77,9 @@ class Task:
 
 
 def discover(services: list[str] | tuple[str, ...] = SERVICES, root: Path = ROOT) -> list[Task]:
-    """Every task folder (both description.md and verify.py present), sorted."""
-    out = []
+    """Every task folder (both description.md and verify.py present), sorted. Folders are
+    absolute: the harness runs each verifier with its task folder as the working directory."""
+    out, root = [], Path(root).resolve()
     for service in services:
         if service not in SERVICES:
             raise ValueError(f"unknown service {service!r}; known: {', '.join(SERVICES)}")
