@@ -1,0 +1,1 @@
+"""Spectrum Suite / Spectrum Tuning: in-context steerability and distributional coverage."""
