@@ -20,8 +20,12 @@ for _name, _spec in S["models"].items():
 SEEDS = S["seeds"]
 MODELS = list(S["models"])
 TUNED = {m: s["checkpoint"] == "tuned" for m, s in S["models"].items()}
-SUITE_CODE = [*P.src("suite", "formats"), *P.job]
-MODEL_CODE = [*P.src("models", "formats", "suite"), *core("checkpoint", "device", "llm"), *P.job]
+SUITE_CODE = [*P.src("suite", "formats", "sources"), *P.job]
+MODEL_CODE = [
+    *P.src("models", "formats", "suite", "sources"),
+    *core("checkpoint", "device", "llm"),
+    *P.job,
+]
 P.phases(
     {
         "fetch": ["suite"],
@@ -52,11 +56,12 @@ rule suite:
         P.env
     params:
         scale=P.scale,
+        cache=f"{P.data}/sources",
     message:
         "spectrum: draw the suite's training pool and held-out sets (scale {params.scale})"
     shell:
         "python -m repro.papers.spectrum.data --config {input.config} --scale {params.scale}"
-        " --out {output.suite} 2> {log}"
+        " --cache {params.cache} --out {output.suite} 2> {log}"
 
 
 rule train:
@@ -125,7 +130,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("steerability", "training")]
 rule report:
     input:
         code=[
-            *P.src("report", "suite"),
+            *P.src("report", "suite", "formats", "sources"),
             *P.job,
             *core("tables", "claims", "forest", "provenance", "plotting"),
         ],

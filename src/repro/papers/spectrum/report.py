@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
 
     setting = (f"scale {a.scale}: {cfg.model.family} ({cfg.model.instruct}), "
                f"{len(cfg.seeds)} seeds; held-out families "
-               f"{', '.join(cfg.suite.heldout_families)}")
+               f"{', '.join(cfg.heldout)}")
     main_rows = []
     for m in names:
         spec = cfg.models[m]
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
 
     fam_rows = []
     for m in names:
-        for f in cfg.suite.heldout_families:
+        for f in cfg.heldout:
             fam_rows.append({"model": m, "kind": "steerability", "family or task": f,
                              f"value ({PM})": pm(vals(m, f"steer_loss_{f}")),
                              "metric": "loss on outputs 1..k (nats/output)"})
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
                 "README), never presented as ours.")
 
     # figure: loss on output j given j earlier outputs, per model (mean over contexts and seeds)
-    fams = cfg.suite.heldout_families
+    fams = cfg.heldout
     fig, axes = subplots(1, len(fams) + 1, figsize=(3.2 * (len(fams) + 1), 3), squeeze=False)
     for m in names:
         per_seed: dict[str, list[dict[int, float]]] = defaultdict(list)

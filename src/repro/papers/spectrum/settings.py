@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repro.core.config import load_settings, typed
 from repro.papers.spectrum.formats import FAMILIES, FORMATS
+from repro.papers.spectrum.sources import SOURCES
 from repro.papers.spectrum.suite import DIST_TASKS, coverage_tasks
 from repro.papers.spectrum.suite import FAMILIES as TASK_FAMILIES
 
@@ -53,6 +54,9 @@ class Suite:
     dist_items: int
     """zero-shot distribution items per task and seed"""
     coverage_tasks: list[str]
+    sources: list[str] = field(default_factory=list)
+    """the paper's real sources (official task keys, sources.SOURCES), fetched at full: held-out
+    ones join the steerability sets, the others the training pool"""
 
 
 @dataclass
@@ -110,10 +114,17 @@ class Settings:
                    if f not in TASK_FAMILIES]
         unknown += [t for t in self.suite.dist_tasks if t not in DIST_TASKS]
         unknown += [t for t in self.suite.coverage_tasks if t not in coverage_tasks()]
+        unknown += [t for t in self.suite.sources if t not in SOURCES]
         if unknown:
             raise ValueError(f"suite: unknown task(s) {', '.join(unknown)}")
         if set(self.suite.train_families) & set(self.suite.heldout_families):
             raise ValueError("suite: a family is both a training and a held-out family")
+
+    @property
+    def heldout(self) -> list[str]:
+        """Every held-out family the steerability sets hold: generated, then real."""
+        return self.suite.heldout_families + [s for s in self.suite.sources
+                                              if SOURCES[s].heldout]
 
     @property
     def tuned(self) -> bool:

@@ -136,8 +136,7 @@ def main(argv: list[str] | None = None) -> None:
                 "seed": a.seed, "steps": cfg.train.steps, "loss": curve,
                 "first_loss": float(np.mean(curve[: max(1, len(curve) // 10)])),
                 "last_loss": float(np.mean(curve[-max(1, len(curve) // 10):])),
-                "trainable_params": int(sum(p.numel() for p in params)),
-                "wall_s": time.time() - t0})
+                "trainable_params": int(sum(p.numel() for p in params))})
     log.info(f"wrote {a.out}: loss {np.mean(curve[:5]):.3f} -> {np.mean(curve[-5:]):.3f} "
              f"in {cfg.train.steps} steps ({time.time() - t0:.0f} s)")
 
