@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         smooth = np.convolve(loss, np.ones(w) / w, mode="valid")
         ax.plot(np.arange(len(smooth)) + w, smooth, label=f"seed {t['seed']}")
     ax.set_xlabel("step")
-    ax.set_ylabel("output-token loss (nats, moving mean)")
+    ax.set_ylabel("output loss (nats, moving mean)")
     if a.adapters:
         ax.legend(fontsize=7)
     else:
