@@ -214,6 +214,22 @@ def test_generators_follow_their_stated_distributions():
                    for s in c.samples)
 
 
+def test_names_follow_the_population_frequencies_under_their_constraint():
+    from faker.providers.person.en_US import Provider
+
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        _, _, draw, meta = FAMILIES["names"](rng)
+        pool = dict(getattr(Provider, f"first_names_{meta['sex']}"))
+        cand = {n: w for n, w in pool.items() if n[0] == meta["letter"]}
+        r = np.random.default_rng(2)
+        out = Counter(draw(r).output for _ in range(3000))
+        assert set(out) <= set(cand) and len(cand) >= 5
+        top = max(cand, key=cand.get)
+        p = cand[top] / sum(cand.values())
+        assert abs(out[top] / 3000 - p) < 4 * math.sqrt(p * (1 - p) / 3000)
+
+
 def test_distribution_items_have_exact_targets():
     rng = np.random.default_rng(0)
     for task, make in DIST_TASKS.items():

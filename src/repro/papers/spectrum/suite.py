@@ -11,7 +11,8 @@ move from its prior to the distribution the context shows). Two further kinds of
   "diverse valid" generations, scored for % valid, % unique and yield.
 
 The training families follow the official repository's code-generated distributions (coin flips,
-normal, categorical, binomial, geometric, Poisson, Zipf, cards); the steerability families are its
+normal, categorical, binomial, geometric, Poisson, Zipf, cards) and its babynames task (first
+names under a constraint, at their population frequencies from Faker's en_US lists); the steerability families are its
 synthetic `flight` plus `urn` and a generated number game (the paper's number game is human data,
 not offline: ours samples numbers from a hidden concept). Every draw comes from the generator it is
 given, so a seed fixes the suite.
@@ -147,6 +148,32 @@ def cards(rng: Gen):
     return d, st, lambda r: Sample(next(it)), {"without_replacement": True}
 
 
+def _first_names() -> dict[str, dict[str, float]]:
+    """US first names with their frequencies in the population (Faker's en_US lists, census
+    and SSA based): the offline stand-in for the official babynames task."""
+    from faker.providers.person.en_US import Provider
+
+    return {"female": dict(Provider.first_names_female),
+            "male": dict(Provider.first_names_male)}
+
+
+def names(rng: Gen):
+    """A first name under a constraint (sex and initial), drawn as often as it is given."""
+    lists = _first_names()
+    sex = str(rng.choice(sorted(lists)))
+    pool = lists[sex]
+    initials = sorted({n[0] for n in pool if sum(m[0] == n[0] for m in pool) >= 5})
+    letter = str(rng.choice(initials))
+    cand = sorted(n for n in pool if n[0] == letter)
+    w = np.array([pool[n] for n in cand])
+    w /= w.sum()
+    d, st = _describe(rng, [f"Give a random US {sex} first name starting with {letter}, each "
+                            "name as often as it occurs among people."],
+                      ["Random first names that all fit one constraint."])
+    return d, st, lambda r: Sample(cand[int(r.choice(len(cand), p=w))]), {
+        "sex": sex, "letter": letter}
+
+
 # --------------------------------------------------------------------------- held-out families
 
 def urn(rng: Gen):
@@ -209,7 +236,7 @@ def flight(rng: Gen):
 
 TRAIN_FAMILIES = {"coinflip": coinflip, "normal": normal, "categorical": categorical,
                   "binomial": binomial, "geometric": geometric, "poisson": poisson,
-                  "zipfian": zipfian, "cards": cards}
+                  "zipfian": zipfian, "cards": cards, "names": names}
 HELDOUT_FAMILIES = {"urn": urn, "numbergame": numbergame, "flight": flight}
 FAMILIES = {**TRAIN_FAMILIES, **HELDOUT_FAMILIES}
 
