@@ -12,10 +12,10 @@ move from its prior to the distribution the context shows). Two further kinds of
 
 The training families follow the official repository's code-generated distributions (coin flips,
 normal, categorical, binomial, geometric, Poisson, Zipf, cards) and its babynames task (first
-names under a constraint, at their population frequencies from Faker's en_US lists); the steerability families are its
-synthetic `flight` plus `urn` and a generated number game (the paper's number game is human data,
-not offline: ours samples numbers from a hidden concept). Every draw comes from the generator it is
-given, so a seed fixes the suite.
+names under a constraint, at their population frequencies from Faker's en_US lists). The
+steerability families are its synthetic `flight`, `urn` and a generated number game (the paper's
+number game is human data, not offline: ours samples numbers from a hidden concept). Every draw
+comes from the generator it is given, so a seed fixes the suite.
 """
 
 from __future__ import annotations
