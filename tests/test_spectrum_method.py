@@ -320,3 +320,19 @@ def test_real_sources_join_the_training_pool_and_the_heldout_sets():
     # without sources the suite is the generated one alone, the same bytes as before
     raw["suite"]["sources"] = []
     assert build(typed(Settings, raw), [0]) == build(typed(Settings, raw), [0], {})
+
+
+def test_the_schema_and_full_config_follow_the_source_registry():
+    """Every registered real source may be named in the config (the schema's enum is the
+    registry), and full fetches every one that needs no manual download."""
+    import yaml
+
+    from repro.core.config import load_settings
+    from repro.papers.spectrum.sources import SOURCES
+
+    schema = yaml.safe_load(open("workflow/schemas/spectrum.schema.yaml"))
+    assert schema["properties"]["suite"]["properties"]["sources"]["items"]["enum"] == list(
+        SOURCES)
+    full = load_settings("config/papers/spectrum.yaml", "full")["suite"]["sources"]
+    assert full == [k for k, s in SOURCES.items() if not s.manual and s.convert]
+    assert load_settings("config/papers/spectrum.yaml", "small")["suite"]["sources"] == []

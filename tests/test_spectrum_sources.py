@@ -76,6 +76,138 @@ ROWS = {
         + [{" Round": "Final Jeopardy!", " Question": "fj", " Answer": "a", " Category": "C"},
            {" Round": "Jeopardy!", " Question": "<a href=x>", " Answer": "a", " Category": "C"}]),
 }
+# ---- added sources: hand-made rows with the real field names
+_HIST = [{"role": "user", "turn": 0, "content": "hi"}] + [
+    {"role": "model", "turn": 0, "within_turn_id": k, "content": f"r{k}", "score": 10 * k,
+     "if_chosen": k == 2} for k in range(4)]
+PRISM = ([{"_part": "conversations.jsonl", "user_id": f"u{i % 3}", "conversation_type": "unguided",
+           "opening_prompt": f" ask {i} ", "conversation_history": _HIST} for i in range(12)]
+         + [{"_part": "survey", "user_id": f"u{u}", "age": "25-34", "gender": "Female",
+             "education": None, "employment_status": "Working", "location": {
+                 "reside_country": "UK"}, "religion": {"simplified": "None"}} for u in range(2)])
+CA = [{"first_turn_prompt": f"prompt {i % 10}", "first_turn_preferred_response": "response_b",
+       **{f"first_turn_response_{x}": f"{x}{i}<|end_of_text|>" for x in "abcd"},
+       "second_turn_prompt": f"thanks {i}", "first_turn_feedback": "clear",
+       "assigned_lang": ["English", "French"][i % 2], "annotator_id": f"a{i % 4}",
+       "annotator_age": "30", "annotator_gender": "m", "annotator_education_level": "BA",
+       "annotator_political": "centre", "annotator_ethnicity": "x", "annotator_country": "FR"}
+      for i in range(20)] + [{"first_turn_prompt": "", "first_turn_preferred_response": None}]
+COLL = ([{"_part": "comparisons", "prompt_id": f"p{i}",
+          "prompt": {"messages": [{"role": "system", "content": "s"},
+                                  {"role": "user", "content": f"q{i}"}]},
+          "responses": [{"response_index": x.upper(), "messages": [{"content": f"{x}{i}"}]}
+                        for x in "abcd"]} for i in range(4)]
+        + [{"_part": "merged_comparison_annotators", "annotator_id": f"n{i % 2}",
+            "prompt_id": f"p{i % 4}", "importance": "high", "representativeness": "3",
+            "subjectivity": "yes", "demographics": {"age": "40"},
+            "ranking_blocks": {"personal": [{"ranking": "A>B>C>D", "rationale": "why"}],
+                               "world": [], "unacceptable": [{"rating": ["C"],
+                                                              "rationale": "rude"}]}}
+           for i in range(7)])
+_PO = "scoop-hivemind.ubi/"
+POLIS = ([{"_file": _PO + "summary.csv", "key": "topic", "value": "UBI"},
+          {"_file": _PO + "summary.csv", "key": "conversation-description", "value": ""}]
+         + [{"_file": _PO + "comments.csv", "comment-id": str(c),
+             "comment-body": ["a test", "too short", f"we should pay everyone {c}"][min(c, 2)]}
+            for c in range(6)]
+         + [{"_file": _PO + "votes.csv", "comment-id": str(c), "voter-id": str(v),
+             "vote": str(c % 3 - 1)} for v in range(3) for c in range(6) if v < 2 or c < 3])
+DICES = [{"_file": f"{n}/diverse_safety_adversarial_dialog_{n}.csv", "rater_id": f"r{i % 3}",
+          "context": f"c{i}", "response": f"x{i}", "Q_overall": ["Yes", "No", "Unsure"][i % 3],
+          "rater_gender": "Woman", "rater_age": "gen z", "rater_race": "x",
+          "rater_education": "college"} for n in ("990", "350") for i in range(12)]
+AMB = ([{"_file": "ambient_full.jsonl", "premise": f"P{i}", "hypothesis": f"H{i}",
+         "premise_ambiguous": i % 2 == 0, "hypothesis_ambiguous": False,
+         "disambiguations": [{"label": "neutral", "premise": f"P{i}'", "hypothesis": f"H{i}"}]}
+        for i in range(10)]
+       + [{"_file": "linguist_annotations.jsonl", "premise": f"P{i}", "hypothesis": f"H{i}",
+           "worker_ids": ["w1", "w2"], "annotations": ["entailment", "neutral|contradiction"]}
+          for i in range(6)]
+       + [{"_file": "crowdworker_annotations.jsonl", "premise": f"P{i}", "hypothesis": f"H{i}",
+           "ambiguous_sent": "premise", "interpretations": ["i1", "i2"],
+           "labels": ["entailment", None], "q0_gold": ["entailment", "neutral"],
+           "q1_gold": [None, "entailment"]} for i in range(6)])
+HAIKU = [{"0": f"old pond {i}", "1": "a frog jumps in", "2": "splash", "source": f"s{i % 2}",
+          "0_syllables": "3", "1_syllables": "4,5", "2_syllables": "1"} for i in range(8)]
+CMV = [{"title": f"CMV: t{i}", "selftext": f"body {i}\n&gt;*This is a footnote*\n",
+        "num_comments": 5 + i % 2, "score": i,
+        "comments": [{"body": "no", "score": 1}]} for i in range(10)] + [
+    {"title": "x", "selftext": "[deleted]", "num_comments": 9, "score": 1, "comments": []}]
+_PQ = "https://x/"
+PQ = ([{"_file": "email_rewriting/raw_data.csv", "user_id": f"e{i % 2}",
+        "original email": f" draft {i} ", "revised email": f"polite {i}", "gender": "Man",
+        "race": "White", "age": "18-24", "occupation": "x", "education": "y"} for i in range(14)]
+      + [{"_file": "offensiveness/raw_data.csv", "user_id": "o1", "text": f"c{i}",
+          "offensiveness": "2.0", "gender": "Man", "race": "White", "age": "18-24",
+          "occupation": "x", "education": "y"} for i in range(7)]
+      + [{"_file": "question_answering/raw_data.csv", "user_id": "", "text": "passage",
+          "question": f"q{i}", "groundtruth": "g", "answer": "a", "difficulty": "3",
+          "gender": "Woman", "race": "Asian", "age": "25", "occupation": "x", "education": "y"}
+         for i in range(7)])
+GSC = [{"_file": "abortion_survey.csv", "user_id": f"u{i % 2}", "question_type": t,
+        "question_text": f" q{i} ", "json_choices": '["Agree", "Disagree"]', "choice": "Agree ",
+        "text": f"because {i}" if i != 3 else None}
+       for i, t in enumerate(["multiple choice + text", "text", "reading"] * 4)]
+BARE = [{"question": f"q{i}", "answer": f"a{i}", "context": f"c{i}", "email": f"e{i}",
+         "spam": i % 2 == 0, "message": f"m{i}", "newsgroup": "sci.space"} for i in range(40)]
+DIFFUSE = [{"_file": "prompts/fruits/fruit-0.json", "request": "Name a fruit. Use braces.",
+            "response": [""], "targets": ["{Apple}", "{Fig}\n", "{}"]},
+           {"_file": "prompts/x.json", "request": "r", "targets": []}]
+_VL = {"Q1": {1.0: "Yes", 2.0: "No"}, "Q2": {1.0: "Low", 2.0: "Mid", 3.0: "High"},
+       "B_COUNTRY": {20.0: "Andorra"}, "Q261": {1.0: "born"}}
+WVS = [{"_sav_meta": {"labels": {"Q1": "Trust?", "Q2": "Income?", "B_COUNTRY": "Country",
+                                 "Q261": "Year"}, "value_labels": _VL}}] + [
+    {"Q1": 1.0 + i % 2, "Q2": float("nan") if i == 0 else 3.0, "B_COUNTRY": 20.0,
+     "Q261": 1.0, "N_TOWN": 1.0} for i in range(5)]
+_W = "opinionqa/human_resp/American_Trends_Panel_W26/"
+OQA = ([{"_file": _W + "info.csv", "key": f"K{k}_W26", "question": f"Q{k}?",
+         "references": "['Very', 'Not at all', 'Refused']"} for k in range(3)]
+       + [{"_file": _W + "responses.csv", "K0_W26": "Very", "K1_W26": "Not at all",
+           "K2_W26": "" if i else "Refused", "AGE": "30-49", "SEX": "Male", "RACE": "White"}
+          for i in range(4)])
+NETFLIX = [{"customer_id": f"c{i % 2}", "movie_id": str(i), "rating": str(1 + i % 5),
+            "date": "2005-01-01", "title": f"Movie {i}"} for i in range(24)] + [
+    {"customer_id": "rare", "movie_id": "1", "rating": "3", "date": "d", "title": "Movie 1"}]
+
+
+def _lew(name, text, ann="Ann1,Ann2", extra=None):
+    meta = [{"_file": f"lewidi/{name}/{name}_annotators_meta.json", "_key": k, "Gender": "F",
+             "Age": ""} for k in ("1", "2", "Ann1", "Ann2")]
+    second = "-3" if name == "Paraphrase" else ["Neutral"]
+    items = [{"_file": f"lewidi/{name}/{name}_train.json", "_key": str(i), "text": text,
+              "annotators": ann, "annotations": {"Ann1": "1", "Ann2": second},
+              "lang": "en", "other_info": extra or {}} for i in range(3)]
+    return meta + items
+
+
+ROWS.update({
+    "prism_prompts_individual": PRISM, "prism_individual_preferences": PRISM,
+    "community_alignment_initial_prompt": CA, "community_alignment_individual_reply": CA,
+    "community_alignment_individual_preferences": CA, "community_alignment_response": CA,
+    "collective_alignment_individual": COLL, "polis_vote": POLIS, "polis_comment": POLIS,
+    "dices": DICES, "haikus": HAIKU, "changemyview_categories": CMV, "changemyview_posts": CMV,
+    "popquorn_individual": PQ, "popquorn_og_categorical": PQ,
+    "generativesocialchoice_validation": GSC, "generativesocialchoice_freetext": GSC,
+    "diffuse_distribution": DIFFUSE, "wvs_individual": WVS, "opinionqa_individual": OQA,
+    "opinionqa_questions": OQA, "netflix_individual_ratings": NETFLIX,
+    "netflix_individual_views": NETFLIX,
+    "lewidi_csc_sarcasm_detection_individual": _lew("CSC", {"context": "c", "response": "r"}),
+    "lewidi_mp_irony_detection_individual": _lew(
+        "MP", {"post": "p", "reply": "r"}, extra={"source": "reddit", "level": 1}),
+    "lewidi_par_paraphrase_detection_individual": _lew(
+        "Paraphrase", {"Question1": "a?", "Question2": "b?"},
+        extra={"explanations": [" same ", "diff"]}),
+    "lewidi_varierrnli_nli_detection_individual": _lew(
+        "VariErrNLI", {"context": "c", "statement": "s"}, extra={"explanations": ["e"]}),
+})
+for k in ("premise_hypothesis", "ambiguity_detection", "disambiguation", "linguist_annotations",
+          "interpretation_labels", "annotation_distributions"):
+    ROWS[f"ambient_{k}"] = AMB
+for k in ("bare_gsm8k", "bare_enron", "bare_hotpot", "bare_lcb", "newsgroups", "pubmed"):
+    ROWS[k] = BARE
+for k in ("par_paraphrase", "varierrnli_nli"):
+    base = [n for n in ROWS if n.startswith(f"lewidi_{k}")][0]
+    ROWS[base + "_categorical"] = ROWS[base]
 for k in ("valueprism_vrd", "valueprism_vrds_noncontextual", "valueprism_misc"):
     ROWS[k] = ROWS["valueprism_situation"]
 for k in ("gsm8k_answer_from_question", "gsm8k_question_answer", "gsm8k_question_from_answer"):
@@ -216,7 +348,7 @@ def test_fetch_errors_are_one_clear_line(monkeypatch, tmp_path):
     monkeypatch.setattr(urllib.request, "urlopen", boom)
     with pytest.raises(S.SourceUnavailable, match="could not download"):
         S.fetch_rows(S.SOURCES["chemistry_esol"], tmp_path)
-    for name in ("wvs_individual", "numbergame_perc"):
+    for name in ("wvs_individual", "numbergame_perc", "lewidi_mp_irony_detection_individual"):
         with pytest.raises(S.SourceUnavailable, match="manual download") as e:
             S.load_source(name, tmp_path, np.random.default_rng(0))
         assert "\n" not in str(e.value)
@@ -231,3 +363,63 @@ def test_fetch_reads_cached_files(monkeypatch, tmp_path):
         z.writestr("yob2023.txt", "Olivia,F,100\nLiam,M,90\n")
     ctxs = S.load_source("babynames", tmp_path, np.random.default_rng(0), 1.0, 50)
     assert {s.output for c in ctxs for s in c.samples} == {"Olivia", "Liam"}
+
+
+def test_added_sources_grouping():
+    pp = conv("prism_individual_preferences")
+    assert sorted(c.meta["group"] for c in pp) == ["u0", "u1"]  # u2 has no survey row
+    out = json.loads(pp[0].samples[0].output)
+    assert out["chosen_response"] == "c" and out["score_d"] == 30
+    assert "Country: UK" in conv("prism_prompts_individual", 1.0)[0].description
+    assert all("<|end_of_text|>" not in s.input for c in conv(
+        "community_alignment_individual_preferences") for s in c.samples)
+    reply = conv("community_alignment_individual_reply")[0].samples[0]
+    assert json.loads(reply.input)["model_response"].startswith("b")
+    assert {c.meta["lang"] for c in conv("community_alignment_initial_prompt")} == {
+        "English", "French"}
+    coll = conv("collective_alignment_individual")
+    assert [c.meta["group"] for c in coll] == ["n0", "n1"]
+    assert json.loads(coll[0].samples[0].output)["unacceptable_responses"] == "C"
+    votes = conv("polis_vote")
+    assert sorted(c.meta["group"] for c in votes) == ["0", "1"]  # voter 2: only 1 kept vote
+    assert {s.output for c in votes for s in c.samples} <= {"Agree", "Disagree", "Pass"}
+    comments = [s.output for c in conv("polis_comment") for s in c.samples]
+    assert sorted(comments) == [f"we should pay everyone {c}" for c in range(2, 6)]
+    assert len(conv("dices")) == 6
+    assert conv("haikus")[0].samples[0].input in {"3, 4, 1"}
+    cmv = [s.output for c in conv("changemyview_categories") for s in c.samples]
+    assert len(cmv) == 20 and not any("footnote" in x for x in cmv)
+    assert {c.meta["task"] for c in conv("popquorn_individual")} == {
+        "email_rewriting", "offensiveness", "question_answering"}
+    assert len(conv("generativesocialchoice_freetext")) == 2
+    diff = conv("diffuse_distribution", 1.0)
+    assert len(diff) == 10 and diff[0].description == "Name a fruit, without replacement."
+    assert sorted(s.output for s in diff[0].samples) == ["Apple", "Fig"]
+    wvs = conv("wvs_individual", 1.0)
+    assert len(wvs) == 5 and {s.output for c in wvs for s in c.samples} <= {"A", "B"}
+    assert all("Q261" not in (s.input or "") for c in wvs for s in c.samples)
+    oqa = conv("opinionqa_individual")
+    assert len(oqa) == 4 and {s.output for c in oqa for s in c.samples} <= {"A", "B", "C"}
+    assert len(conv("netflix_individual_ratings")) == 2
+    par = conv("lewidi_par_paraphrase_detection_individual")[0].samples[0]
+    assert set(json.loads(par.output)) == {"paraphrase_rating", "explanation"}
+    assert {len(c.samples) for c in conv("bare_enron")} and len(conv("pubmed")) >= 4
+
+
+def test_fetch_added_file_shapes(monkeypatch, tmp_path):
+    monkeypatch.setattr(urllib.request, "urlopen", None)
+    root = S.SOURCES["diffuse_distribution"].url_root
+    for f in S.DIFFUSE_FILES:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text('{"request": "Pick one. Now.", "targets": ["{a}", "{b}"]}')
+    rows = S.fetch_rows(S.SOURCES["diffuse_distribution"], tmp_path)
+    assert rows[0]["_file"] == S.DIFFUSE_FILES[0] and root.endswith("/HEAD/")
+    meta = tmp_path / "lewidi" / "MP"
+    meta.mkdir(parents=True)
+    (meta / "MP_annotators_meta.json").write_text('{"1": {"Gender": "F",}, "2": {"Age": 3}}')
+    (meta / "MP_train.json").write_text(json.dumps({"7": {"text": {"post": "p", "reply": "r"},
+                                                          "annotators": "Ann1",
+                                                          "annotations": {"Ann1": "1"}}}))
+    ctxs = S.load_source("lewidi_mp_irony_detection_individual", tmp_path,
+                         np.random.default_rng(0), 1.0)
+    assert "Gender: F" in ctxs[0].description and ctxs[0].samples[0].output == "1"

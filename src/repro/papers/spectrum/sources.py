@@ -23,9 +23,11 @@ and outputs are raw strings, several variables are `json.dumps` of a dict (offic
 from __future__ import annotations
 
 import ast
+import bz2
 import csv
 import io
 import json
+import random
 import re
 import urllib.request
 import zipfile
@@ -75,6 +77,11 @@ class Source:
     manual: str = ""                  # where to obtain the file(s) by hand; "" if automatic
     files: tuple[str, ...] = ()       # manual: paths under cache_dir the reader expects
     note: str = ""
+    hf_parts: tuple[tuple[str | None, str | None], ...] = ()  # several (config, data_files)
+    max_rows: int | None = None       # HF: keep the first rows only (official streaming cut)
+    url_root: str = ""                # urls: keep the path below this root (names collide)
+    sample_lines: int = 0             # json lines: official reservoir sample of this many
+    reader: Callable[[Path], Rows] | None = None  # manual: custom reader of cache_dir
 
 
 # --------------------------------------------------------------------------- helpers
@@ -422,9 +429,11 @@ def _helpsteer(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context
 
 
 def _subsampled(family: str, given: list[str], gen: list[str], n_contexts: int, mean: float,
-                descs: list[str], prep: Callable[[dict], dict] | None = None) -> Converter:
+                descs: list[str], prep: Callable[[dict], dict] | None = None,
+                expand: Callable[[Rows], Rows] | None = None) -> Converter:
     def convert(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
         """Official n_per=k on a pooled source: k contexts, each a fresh random subsample."""
+        rows = expand(rows) if expand else rows
         rs = [prep(r) for r in rows] if prep else rows
         out = []
         for _ in range(n_contexts):
@@ -654,6 +663,949 @@ def _jeopardy(given: list[str], family: str, descs: list[str]) -> Converter:
     return convert
 
 
+# --------------------------------------------------------------------------- shared helpers (2)
+
+def _clean(v) -> bool:
+    """A usable value: not None, not NaN, not an empty string."""
+    return v is not None and v == v and str(v).strip() != ""
+
+
+def _by_part(rows: Rows, key: str = "_part") -> dict:
+    """Rows of a multi-file source split by the file (or HF part) they came from."""
+    return _group((r for r in rows if key in r), key)
+
+
+def _grouped(family: str, rows: Rows, key: str, given: list[str], gen: list[str], rng: Gen,
+             p: float, max_samples: int, descs: Callable[[Rows], list[str]],
+             size: Callable[[], int] | None = None, max_groups: int | None = None,
+             max_contexts: int | None = None, cap: int | None = None, **meta) -> list[Context]:
+    """One context per group (all its rows), or its rows chunked by `size` (official n_per=-1)."""
+    out: list[Context] = []
+    for g, grows in list(_group(rows, key).items())[:max_groups]:
+        if max_contexts is not None and len(out) >= max_contexts:
+            break
+        items = _pairs(grows, given, gen)
+        chunks = ([_shuffled(items, rng)[:cap]] if size is None
+                  else _chunks(items, rng, size, max_samples))
+        for c in chunks:
+            if max_contexts is not None and len(out) >= max_contexts:
+                break
+            out.append(_ctx(family, c, rng, p, descs(grows), max_samples, group=str(g), **meta))
+    return out
+
+
+def _generic_descs(given: Sequence[str], gen: Sequence[str]) -> list[str]:
+    """The official default description (no description given): the variable names."""
+    g, o = ", ".join(given), ", ".join(gen)
+    return [f"Given: {g}. Generate: {o}.", f"Inputs: {g}. Outputs: {o}."]
+
+
+# --------------------------------------------------------------------------- PRISM (HF, parts)
+
+_PRISM_DEMO = (("age", "Age"), ("gender", "Gender"), ("education", "Education"),
+               ("employment_status", "Employment"))
+
+
+def _prism_demographics(s: dict) -> str:
+    parts = [f"{lab}: {s[k]}" for k, lab in _PRISM_DEMO if _clean(s.get(k))]
+    loc, rel = s.get("location"), s.get("religion")
+    if isinstance(loc, dict) and "reside_country" in loc:
+        parts.append(f"Country: {loc['reside_country']}")
+    if isinstance(rel, dict) and "simplified" in rel:
+        parts.append(f"Religion: {rel['simplified']}")
+    return "; ".join(parts)
+
+
+def _prism_merged(rows: Rows) -> Rows:
+    """Official: conversations inner-joined to the survey by user_id, demographics as text."""
+    parts = _by_part(rows)
+    survey = {r["user_id"]: r for r in parts.get("survey", [])}
+    return [dict(r, demographics=_prism_demographics(survey[r["user_id"]]))
+            for r in parts.get("conversations.jsonl", []) if r["user_id"] in survey]
+
+
+def _prism_prompts_individual(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per user: conversation-type instruction -> their opening prompt, chunked (mean 96)."""
+    merged = [dict(r, conversation_type_description=_PRISM_TYPES[r["conversation_type"]],
+                   opening_prompt=str(r["opening_prompt"]).strip())
+              for r in _prism_merged(rows) if r.get("conversation_type") in _PRISM_TYPES]
+    out = []
+    for uid, urows in _group(merged, "user_id").items():
+        descs = ["Opening requests one person wrote to a language model.",
+                 f"Opening requests one person wrote to a language model.\nAbout them: "
+                 f"{urows[0]['demographics']}"]
+        items = _pairs(urows, ["conversation_type_description"], ["opening_prompt"])
+        for c in _chunks(items, rng, lambda: _geom_poisson(rng, 96), max_samples, 800):
+            out.append(_ctx("prism_prompts_individual", c, rng, p, descs, max_samples, user=uid))
+    return out
+
+
+_ABCD = "abcd"
+
+
+def _prism_pref_rows(rows: Rows) -> Rows:
+    """First-turn replies (A-D by within_turn_id) with the user's scores and chosen reply."""
+    out = []
+    for r in _prism_merged(rows):
+        first = sorted((t for t in (r.get("conversation_history") or [])
+                        if t.get("role") == "model" and t.get("turn", -1) == 0
+                        and "score" in t and "if_chosen" in t),
+                       key=lambda t: t.get("within_turn_id", 0))
+        if len(first) < 4:  # official dropna: rows without a 4th reply are dropped
+            continue
+        row = {"user_id": r["user_id"], "opening_prompt": r["opening_prompt"], "chosen": None}
+        for label, t in zip(_ABCD, first[:4], strict=True):
+            row[f"response_{label}"] = t["content"]
+            row[f"score_{label}"] = int(t["score"]) if _clean(t["score"]) else None
+            if t["if_chosen"]:
+                row["chosen"] = label
+        if row["chosen"] is not None and all(row[f"score_{x}"] is not None for x in _ABCD):
+            out.append(dict(row, chosen_response=row.pop("chosen")))
+    counts = Counter(r["user_id"] for r in out)
+    return [r for r in out if counts[r["user_id"]] >= 2]
+
+
+def _prism_preferences(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per user (sorted): prompt + four replies -> chosen reply and 0-100 scores (mean 20)."""
+    prefs = sorted(_prism_pref_rows(rows), key=lambda r: str(r["user_id"]))
+    desc = ["One person's ratings: for a prompt they sent to a chatbot and its four replies "
+            "(A-D) they pick the reply they prefer and score every reply from 0 to 100."]
+    # the official description ends in an unfilled '{demographics}' placeholder; left out here
+    return _grouped("prism_individual_preferences", prefs, "user_id",
+                    ["opening_prompt", *[f"response_{x}" for x in _ABCD]],
+                    ["chosen_response", *[f"score_{x}" for x in _ABCD]], rng, p, max_samples,
+                    lambda _: desc, size=lambda: _geom_poisson(rng, 20))
+
+
+# --------------------------------------------------------------------------- community alignment
+
+_CA_DEMO = (("age", "annotator_age"), ("gender", "annotator_gender"),
+            ("education_level", "annotator_education_level"),
+            ("annotator_political", "annotator_political"),
+            ("ethnicity", "annotator_ethnicity"), ("country", "annotator_country"))
+
+
+def _ca_rows(rows: Rows) -> Rows:
+    """Official `load_community_alignment`: rows with a prompt and a preferred reply."""
+    out = []
+    for r in rows:
+        if not (r.get("first_turn_prompt") and r.get("first_turn_preferred_response")):
+            continue
+        r = dict(r)
+        for x in _ABCD:
+            v = r.get(f"first_turn_response_{x}")
+            r[f"first_turn_response_{x}"] = (v.replace("<|end_of_text|>", "")
+                                             if isinstance(v, str) else v)
+        out.append(r)
+    return out
+
+
+def _ca_demographics(r: dict) -> str:
+    return json.dumps({k: r[c] for k, c in _CA_DEMO})
+
+
+def _ca_unique_prompts(rows: Rows) -> Rows:
+    seen, out = set(), []
+    for r in _ca_rows(rows):
+        if r["first_turn_prompt"] not in seen:
+            seen.add(r["first_turn_prompt"])
+            out.append(r)
+    return out
+
+
+def _ca_initial_prompt(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per language: its unique first-turn prompts without replacement, chunked (mean 32)."""
+    out = []
+    for lang, lrows in _group(_ca_unique_prompts(rows), "assigned_lang").items():
+        items = [(None, str(r["first_turn_prompt"]).strip()) for r in lrows]
+        for c in _chunks(items, rng, lambda: _geom_poisson(rng, 32), max_samples):
+            out.append(_ctx("community_alignment_initial_prompt", c, rng, p,
+                            [f"Requests people wrote to a language model, in {lang}."],
+                            max_samples, lang=lang))
+    return out
+
+
+def _ca_annotators(rows: Rows) -> Rows:
+    rs = _ca_rows(rows)
+    counts = Counter(r["annotator_id"] for r in rs)
+    return [r for r in rs if counts[r["annotator_id"]] >= 4]
+
+
+def _ca_reply(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per annotator (>= 4 rows): prompt + the reply they preferred -> their next message."""
+    rs = [dict(r, prompt=r["first_turn_prompt"], reply=r.get("second_turn_prompt"),
+               model_response=r["first_turn_" + str(r["first_turn_preferred_response"])])
+          for r in _ca_annotators(rows)]
+    return _grouped("community_alignment_individual_reply", rs, "annotator_id",
+                    ["prompt", "model_response"], ["reply"], rng, p, max_samples,
+                    lambda g: ["How one person answers a language model's reply.\nAbout them: "
+                               + _ca_demographics(g[0])],
+                    size=lambda: _geom_poisson(rng, 25), max_groups=1000)
+
+
+def _ca_preferences(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per annotator (>= 4 rows): prompt + replies a-d -> preferred reply and justification."""
+    rs = [dict(r, prompt=r["first_turn_prompt"], preferred_response=r[
+        "first_turn_preferred_response"], justification=r.get("first_turn_feedback"),
+               **{f"response_{x}": r[f"first_turn_response_{x}"] for x in _ABCD})
+          for r in _ca_annotators(rows)]
+    base = ("One person picks the reply they like best among several model replies to a prompt "
+            "and may say why.")
+    return _grouped("community_alignment_individual_preferences", rs, "annotator_id",
+                    ["prompt", *[f"response_{x}" for x in _ABCD]],
+                    ["preferred_response", "justification"], rng, p, max_samples,
+                    lambda g: [base, f"{base}\nAbout them: {_ca_demographics(g[0])}"],
+                    size=lambda: _geom_poisson(rng, 25), max_groups=1000)
+
+
+def _ca_response(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per language: unique prompt -> json list of its four replies (shuffled), chunks of 5."""
+    rs = [dict(r, prompt=r["first_turn_prompt"], responses=json.dumps(
+        _shuffled([r[f"first_turn_response_{x}"] for x in _ABCD], rng)))
+          for r in _ca_unique_prompts(rows)]
+    return _grouped("community_alignment_response", rs, "assigned_lang", ["prompt"],
+                    ["responses"], rng, p, max_samples,
+                    lambda _: ["For each prompt, write a list of four different replies a "
+                               "user could choose from."], size=lambda: 5)
+
+
+# --------------------------------------------------------------------------- collective alignment
+
+_COLL_GEN = ["personal_ranking", "world_ranking", "personal_rationale", "world_rationale",
+             "unacceptable_responses", "unacceptable_rationale", "importance",
+             "representativeness", "subjectivity"]
+
+
+def _coll_rows(rows: Rows) -> Rows:
+    """Official: each annotator's rankings joined to the prompt (user turns) and replies a-d."""
+    parts = _by_part(rows)
+    prompts = {}
+    for r in parts.get("comparisons", []):
+        conv = "\n".join(m["content"] for m in r["prompt"]["messages"] if m["role"] == "user")
+        resp = {f"response_{x['response_index'].lower()}": x["messages"][0]["content"]
+                for x in r["responses"]}
+        prompts[r["prompt_id"]] = dict(resp, conversation=conv)
+    ann = parts.get("merged_comparison_annotators", [])
+    counts = Counter(r["annotator_id"] for r in ann)
+    out = []
+    for r in ann:
+        if counts[r["annotator_id"]] < 3 or r["prompt_id"] not in prompts:
+            continue
+        info, blocks = prompts[r["prompt_id"]], r["ranking_blocks"]
+
+        def first(k: str, blocks=blocks) -> dict:
+            return (blocks.get(k) or [{}])[0]
+        out.append({"annotator_id": r["annotator_id"], "conversation": info["conversation"],
+                    **{f"response_{x}": info.get(f"response_{x}", "") for x in _ABCD},
+                    "importance": r["importance"], "representativeness": r["representativeness"],
+                    "subjectivity": r["subjectivity"],
+                    "personal_ranking": first("personal").get("ranking", ""),
+                    "world_ranking": first("world").get("ranking", ""),
+                    "personal_rationale": first("personal").get("rationale", ""),
+                    "world_rationale": first("world").get("rationale", ""),
+                    "unacceptable_responses": "|".join(first("unacceptable").get("rating", [])),
+                    "unacceptable_rationale": first("unacceptable").get("rationale", ""),
+                    "demographics": json.dumps(r["demographics"])})
+    return out
+
+
+def _collective(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per annotator (>= 3 judgements, sorted): all their judgements in one context."""
+    rs = sorted(_coll_rows(rows), key=lambda r: str(r["annotator_id"]))
+    return _grouped("collective_alignment_individual", rs, "annotator_id",
+                    ["conversation", *[f"response_{x}" for x in _ABCD]], _COLL_GEN, rng, p,
+                    max_samples,
+                    lambda g: ["One person's judgements of AI replies: their own ranking and a "
+                               "ranking for what is best for the world (with reasons), which "
+                               "replies are unacceptable and why, and how important, "
+                               "representative and subjective the case is.\nAbout them: "
+                               + g[0]["demographics"]])
+
+
+# --------------------------------------------------------------------------- Polis (GitHub csv)
+
+POLIS_NAMES = (
+    "15-per-hour-seattle", "american-assembly.bowling-green",
+    "austria-climate.2vkxcncppn.2022-07-07", "austria-climate.5twd2jsnkf.2022-08-08",
+    "austria-climate.5tzfrp5eaa.2022-07-07", "austria-climate.7z7ejpbmv5.2022-08-08",
+    "austria-climate.9xnndurbfm.2022-07-07", "bg2050-volunteers", "brexit-consensus",
+    "canadian-electoral-reform", "football-concussions", "london.youth.policing",
+    "march-on.operation-marchin-orders", "scoop-hivemind.affordable-housing",
+    "scoop-hivemind.biodiversity", "scoop-hivemind.freshwater", "scoop-hivemind.taxes",
+    "scoop-hivemind.ubi", "ssis.land-bank-farmland.2rumnecbeh.2021-08-01", "vtaiwan.uberx")
+_VOTE = {-1: "Disagree", 0: "Pass", 1: "Agree"}
+
+
+def _polis_conversations(rows: Rows) -> dict:
+    """Per conversation folder: kept comments (official filters), votes, topic/description."""
+    by: dict = defaultdict(lambda: {"comments": [], "votes": [], "summary": {}})
+    for r in rows:
+        conv, _, fname = str(r.get("_file", "")).rpartition("/")
+        if fname == "summary.csv":
+            by[conv]["summary"][r["key"]] = r["value"]
+        elif fname in ("comments.csv", "votes.csv"):
+            by[conv][fname[:-4]].append(r)
+    out = {}
+    for conv, d in by.items():
+        comments = []
+        for c in d["comments"]:
+            body = c.get("comment-body")
+            if not _clean(body):
+                continue
+            n = len(str(body).split())
+            if ("test" in str(body).lower() and n < 3) or (n < 4 and "vtaiwan.uberx" not in conv):
+                continue
+            comments.append(c)
+        meta = {k: d["summary"][s] for k, s in (("topic", "topic"),
+                                                ("description", "conversation-description"))
+                if _clean(d["summary"].get(s))}
+        out[conv] = {"comments": comments, "votes": d["votes"], "meta": meta}
+    return out
+
+
+def _polis_descs(meta: dict, descriptors: list[str]) -> list[str]:
+    prefixes = [""]
+    if "topic" in meta:
+        prefixes.append(f"Topic: {meta['topic']}")
+    if "description" in meta:
+        prefixes.append(f"Description: {meta['description']}")
+    if len(meta) == 2:
+        prefixes += [f"Topic: {meta['topic']}\nDescription: {meta['description']}",
+                     f"Description: {meta['description']}\nTopic: {meta['topic']}"]
+    return [t.strip() for d in descriptors for x in prefixes for t in (f"{x}\n{d}", f"{d}\n{x}")]
+
+
+def _polis_comment(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per conversation: its kept comments without replacement, chunked (mean 64)."""
+    out = []
+    for conv, d in _polis_conversations(rows).items():
+        descs = _polis_descs(d["meta"], ["Statements people proposed in an online town hall.",
+                                         "Comments, from a short phrase to a paragraph, for "
+                                         "others to vote on."])
+        items = [(None, str(c["comment-body"])) for c in d["comments"]]
+        for c in _chunks(items, rng, lambda: _geom_poisson(rng, 64), max_samples):
+            out.append(_ctx("polis_comment", c, rng, p, descs, max_samples, conversation=conv))
+    return out
+
+
+def _polis_vote(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per conversation, per voter (>= 4 votes, first 500): comment -> Agree/Disagree/Pass."""
+    out = []
+    for conv, d in _polis_conversations(rows).items():
+        text = {str(c["comment-id"]): str(c["comment-body"]) for c in d["comments"]}
+        votes = [{"voter_id": str(v["voter-id"]), "comment_text": text[str(v["comment-id"])],
+                  "vote_text": _VOTE[int(float(v["vote"]))]} for v in d["votes"]
+                 if str(v.get("comment-id")) in text and _clean(v.get("vote"))]
+        counts = Counter(v["voter_id"] for v in votes)
+        votes = [v for v in votes if counts[v["voter_id"]] >= 4]
+        descs = _polis_descs(d["meta"], ["One person's votes in an online town hall.\nOptions: "
+                                         "Agree, Disagree, Pass"])
+        out += _grouped("polis_vote", votes, "voter_id", ["comment_text"], ["vote_text"], rng,
+                        p, max_samples, lambda _, ds=descs: ds, max_groups=500,
+                        conversation=conv)
+    return out
+
+
+# --------------------------------------------------------------------------- DICES (GitHub csv)
+
+_DICES_DEMO = {"990": ["rater_gender", "rater_locale", "rater_race", "rater_race_raw",
+                       "rater_age", "rater_education"],
+               "350": ["rater_gender", "rater_race", "rater_raw_race", "rater_age",
+                       "rater_education"]}
+
+
+def _dices(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per file (990, 350), 500 random raters: dialog + reply -> Q_overall (at most 100)."""
+    base = ("One rater's safety labels: given a conversation and a chatbot's last reply, is the "
+            "reply unsafe? (Q_overall: Yes, No, Unsure)")
+    out = []
+    for fname, frows in _by_part(rows, "_file").items():
+        cols = _DICES_DEMO["350" if "350" in fname else "990"]
+        by = _group(frows, "rater_id")
+        for rid in _shuffled(list(by), rng)[:500]:
+            items = _pairs(_shuffled(by[rid], rng)[:100], ["context", "response"], ["Q_overall"])
+            demo = str({c: by[rid][0].get(c) for c in cols})
+            out.append(_ctx("dices", items, rng, p, [base, f"{base}\nAbout the rater: {demo}"],
+                            max_samples, rater=str(rid)))
+    return out
+
+
+# --------------------------------------------------------------------------- AmbiEnt (GitHub)
+
+def _amb_file(rows: Rows, name: str) -> Rows:
+    return [r for r in rows if str(r.get("_file", "")).endswith(name)]
+
+
+def _amb_disambiguations(rows: Rows) -> Rows:
+    return [{"original_premise": r["premise"], "original_hypothesis": r["hypothesis"],
+             "target_label": d["label"], "disambiguated_premise": d["premise"],
+             "disambiguated_hypothesis": d["hypothesis"]}
+            for r in _amb_file(rows, "ambient_full.jsonl") for d in r["disambiguations"]]
+
+
+def _amb_interpretations(rows: Rows) -> Rows:
+    return [dict(premise=r["premise"], hypothesis=r["hypothesis"],
+                 ambiguous_sent=r["ambiguous_sent"], interpretation=i, entailment_label=lab)
+            for r in _amb_file(rows, "crowdworker_annotations.jsonl")
+            for i, lab in zip(r["interpretations"], r["labels"], strict=False) if lab is not None]
+
+
+def _amb_distributions(rows: Rows) -> Rows:
+    out = []
+    for r in _amb_file(rows, "crowdworker_annotations.jsonl"):
+        labels = [x for q in ("q0_gold", "q1_gold", "q2_gold", "q3_gold")
+                  for x in (r.get(q) or []) if x is not None]
+        if not labels:
+            continue
+        c, n = Counter(labels), len(labels)
+        dist = {}
+        for lab in ("entailment", "neutral", "contradiction"):
+            dist[f"{lab}_fraction"] = f"{c[lab]}/{n}"
+            dist[f"{lab}_percentage"] = float(np.round(c[lab] / n * 100, 4))
+        out.append(dict(premise=r["premise"], hypothesis=r["hypothesis"],
+                        ambiguous_sent=r["ambiguous_sent"], label_distribution=dist))
+    return out
+
+
+_NLI = "entailment, neutral or contradiction"
+_amb_premise_hypothesis = _subsampled(
+    "ambient_premise_hypothesis", [], ["premise", "hypothesis"], 50, 64,
+    ["Write premise-hypothesis pairs for inference where the wording is ambiguous, so the "
+     "relation between them depends on the reading.", "Ambiguous NLI pairs (premise, hypothesis)."],
+    expand=lambda rows: _amb_file(rows, "ambient_full.jsonl"))
+_amb_ambiguity = _subsampled(
+    "ambient_ambiguity_detection", ["premise", "hypothesis"],
+    ["premise_ambiguous", "hypothesis_ambiguous"], 50, 64,
+    ["For each premise-hypothesis pair, say (true/false) whether the premise and whether the "
+     "hypothesis is ambiguous.", "Detect ambiguity in inference pairs."],
+    expand=lambda rows: _amb_file(rows, "ambient_full.jsonl"))
+_amb_disambiguation = _subsampled(
+    "ambient_disambiguation", ["original_premise", "original_hypothesis", "target_label"],
+    ["disambiguated_premise", "disambiguated_hypothesis"], 50, 64,
+    [f"Rewrite an ambiguous premise-hypothesis pair so it is unambiguous and its relation is the "
+     f"target label ({_NLI})."], expand=_amb_disambiguations)
+_amb_interpretation = _subsampled(
+    "ambient_interpretation_labels", ["premise", "hypothesis", "ambiguous_sent", "interpretation"],
+    ["entailment_label"], 50, 64,
+    [f"Given an ambiguous inference pair and one reading of its ambiguous sentence, give the "
+     f"label under that reading ({_NLI})."], expand=_amb_interpretations)
+_amb_distribution = _subsampled(
+    "ambient_annotation_distributions", ["premise", "hypothesis", "ambiguous_sent"],
+    ["label_distribution"], 50, 64,
+    [f"For an ambiguous inference pair, give how crowd annotators split across {_NLI} "
+     "(fractions and percentages)."], expand=_amb_distributions)
+
+
+def _amb_linguists(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per linguist: two contexts, each a random subsample (mean 64) of their labels."""
+    rs = [{"premise": r["premise"], "hypothesis": r["hypothesis"], "worker_id": w,
+           "annotation": a} for r in _amb_file(rows, "linguist_annotations.jsonl")
+          for w, a in zip(r["worker_ids"], r["annotations"], strict=False)]
+    desc = [f"One linguist's labels for premise-hypothesis pairs ({_NLI}, or several joined "
+            "by '|' when ambiguous)."]
+    out = []
+    for w, wrows in _group(rs, "worker_id").items():
+        for _ in range(2):
+            pick = _shuffled(wrows, rng)[:_geom_poisson(rng, 64)]
+            out.append(_ctx("ambient_linguist_annotations",
+                            _pairs(pick, ["premise", "hypothesis"], ["annotation"]), rng, p,
+                            desc, max_samples, worker=str(w)))
+    return out
+
+
+# --------------------------------------------------------------------------- haikus (GitHub csv)
+
+def _syllables(s) -> str:
+    first = ast.literal_eval("[ " + str(s).strip() + " ]")[0]
+    return str(first)
+
+
+def _haiku_rows(rows: Rows, rng: Gen) -> Rows:
+    out = []
+    for r in rows:
+        poem = f"{r['0']}\n{r['1']}\n{r['2']}"
+        out.append({"source": r["source"], "poem": poem,
+                    "syllables": ", ".join(_syllables(r[f"{i}_syllables"]) for i in range(3)),
+                    "include_word": str(rng.choice(poem.split()))})
+    return out
+
+
+def _haikus(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per source, chunks of 64 (200 contexts per task): poem from syllables, from word, alone."""
+    hs = _haiku_rows(rows, rng)
+    out = []
+    for given, desc in ((["syllables"], "Haikus with the given syllable count per line."),
+                        (["include_word", "syllables"], "Haikus that use the given word and "
+                                                         "syllable counts.")):
+        out += _grouped("haikus", hs, "source", given, ["poem"], rng, p, max_samples,
+                        lambda _, d=desc: [d], size=lambda: 64, max_contexts=200,
+                        task="+".join(given))
+    poems = [(None, x) for x in _unique(h["poem"] for h in hs)]
+    out += [_ctx("haikus", c, rng, p, ["Haikus."], max_samples, task="poem")
+            for c in _chunks(poems, rng, lambda: 64, max_samples, 200)]
+    return out
+
+
+# --------------------------------------------------------------------------- ChangeMyView (Zenodo)
+
+_FOOTNOTE = re.compile(r"^(?:>|&gt;)\s*\*.*?This is a footnote.*?$\n?", re.M | re.I)
+_CMV_IGNORE = ("", "[deleted]", "[removed]")
+
+
+def _cmv_rows(rows: Rows) -> Rows:
+    """Official `load_data`: posts with text, title, > 4 comments and at least one usable one."""
+    out = []
+    for r in rows:
+        text, title = r.get("selftext"), r.get("title")
+        if not isinstance(text, str) or not isinstance(title, str):
+            continue
+        text = _FOOTNOTE.sub("", text)
+        if text in _CMV_IGNORE or title in _CMV_IGNORE or not (r.get("num_comments") or 0) > 4:
+            continue
+        if not any(c.get("body") and c.get("score") is not None and c["body"] not in _CMV_IGNORE
+                   for c in r.get("comments") or []):
+            continue
+        out.append({"post": f"{title}\n\n{text}".strip(), "title": title.strip(),
+                    "selftext": text.strip(), "score": r.get("score")})
+    return out
+
+
+def _cmv_categories(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Unique posts, then unique titles, without replacement, chunked (mean 16)."""
+    cmv = _cmv_rows(rows)
+    out = []
+    for col, desc in (("post", "Posts by people asking to have their view changed."),
+                      ("title", "Titles of posts by people asking to have their view changed.")):
+        items = [(None, str(v)) for v in _unique(r[col] for r in cmv)]
+        out += [_ctx("changemyview_categories", c, rng, p, [desc], max_samples, part=col)
+                for c in _chunks(items, rng, lambda: _geom_poisson(rng, 16), max_samples)]
+    return out
+
+
+def _cmv_posts(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Title -> text, text -> title, title + text -> score: pooled chunks (mean 16), 500 each."""
+    cmv = _cmv_rows(rows)
+    out = []
+    for given, gen, desc in ((["title"], ["selftext"], "The post written under each title."),
+                             (["selftext"], ["title"], "The title of each post."),
+                             (["title", "selftext"], ["score"],
+                              "The score (upvotes minus downvotes) each post received.")):
+        out += [_ctx("changemyview_posts", c, rng, p, [desc], max_samples, task=gen[0])
+                for c in _chunks(_pairs(cmv, given, gen), rng, lambda: _geom_poisson(rng, 16),
+                                 max_samples, 500)]
+    return out
+
+
+# --------------------------------------------------------------------------- POPQUORN (GitHub csv)
+
+_PQ_DEMO = ["gender", "race", "age", "occupation", "education"]
+_PQ_TASKS = {  # task: (given, gen, descriptions without / with demographics)
+    "email_rewriting": (["original email"], ["revised email"],
+                        "One person rewrites a colleague's draft email to be more polite and "
+                        "professional."),
+    "offensiveness": (["text_to_rate"], ["offensiveness"],
+                      "One person rates how offensive each Reddit comment is, from 1 (not at "
+                      "all) to 5 (very)."),
+    "politeness_rating": (["text_to_rate"], ["politeness"],
+                          "One person rates how polite each email from a colleague is, from 1 "
+                          "(not at all) to 5 (very)."),
+    "question_answering": (["passage", "question"], ["groundtruth", "answer", "difficulty"],
+                           "Reading questions: give the true answer (copied from the passage, "
+                           "or 'No answer'), the answer this person gave, and how hard they "
+                           "found it (1-5)."),
+}
+
+
+def _pq_task(r: dict) -> str:
+    return str(r.get("_file", "")).split("/")[-2]
+
+
+def _pq_prep(task: str, r: dict) -> dict:
+    r = {k: (v.strip() if isinstance(v, str) else v) for k, v in r.items()}
+    if task == "email_rewriting":
+        return r
+    if task == "question_answering":
+        return dict(r, passage=r["text"], difficulty=str(int(float(r["difficulty"]))),
+                    user_id="_".join(str(r[c]) for c in _PQ_DEMO))
+    return dict(r, text_to_rate=r["text"], **{task.split("_")[0]: str(int(float(r[
+        task.split("_")[0]])))})
+
+
+def _popquorn_individual(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per task, 100 random people with > 5 rows: all their answers in one context."""
+    out = []
+    tasks = _group([dict(r, _task=_pq_task(r)) for r in rows], "_task")
+    for task, (given, gen, base) in _PQ_TASKS.items():
+        trows = [_pq_prep(task, r) for r in tasks.get(task, [])]
+        by = _group(trows, "user_id")
+        for uid in _shuffled([u for u, v in by.items() if len(v) > 5], rng)[:100]:
+            demo = str({c: by[uid][0].get(c) for c in _PQ_DEMO})
+            out.append(_ctx("popquorn_individual", _pairs(_shuffled(by[uid], rng), given, gen),
+                            rng, p, [base, f"{base}\nAbout them: {demo}"], max_samples,
+                            task=task, user=str(uid)))
+    return out
+
+
+def _popquorn_texts(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per task: 20 contexts, each a random subset (mean 128) of its unique texts."""
+    out = []
+    for task, trows in _group([dict(r, _task=_pq_task(r)) for r in rows], "_task").items():
+        col = "original email" if task == "email_rewriting" else "text"
+        texts = _unique(str(r[col]).strip() for r in trows if _clean(r.get(col)))
+        for _ in range(20):
+            pick = _shuffled(texts, rng)[:_geom_poisson(rng, 128)]
+            out.append(_ctx("popquorn_og_categorical", [(None, t) for t in pick], rng, p,
+                            [f"Texts people were shown in a {task.replace('_', ' ')} study."],
+                            max_samples, task=task))
+    return out
+
+
+# --------------------------------------------------------------------------- generative social ch.
+
+def _gsc(qtype: str, given: list[str], gen: list[str], family: str) -> Converter:
+    def convert(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+        """Per survey file, per respondent: all their answers of one question type."""
+        out = []
+        for fname, frows in _by_part(rows, "_file").items():
+            rs = [{"user_id": r["user_id"], "question_text": str(r["question_text"]).strip(),
+                   "json_choices": r.get("json_choices"), "choice": str(r.get("choice")).strip(),
+                   "response_text": str(r["text"]).strip()}
+                  for r in frows if r.get("question_type") == qtype
+                  and (qtype != "text" or _clean(r.get("text")))]
+            out += _grouped(family, rs, "user_id", given, gen, rng, p, max_samples,
+                            lambda _: _generic_descs(given, gen), survey=fname)
+        return out
+    return convert
+
+
+_gsc_validation = _gsc("multiple choice + text", ["question_text", "json_choices"],
+                       ["choice", "response_text"], "generativesocialchoice_validation")
+_gsc_freetext = _gsc("text", ["question_text"], ["response_text"],
+                     "generativesocialchoice_freetext")
+
+
+# --------------------------------------------------------------------------- BARE (GitHub jsonl)
+
+def _bare(family: str, modes: list[tuple[list[str], list[str], str]],
+          prep: Callable[[dict], dict] | None = None) -> Converter:
+    def convert(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+        """Each generation mode pooled and chunked (mean 32), 500 contexts per mode."""
+        rs = [prep(r) for r in rows] if prep else rows
+        out = []
+        for given, gen, desc in modes:
+            out += [_ctx(family, c, rng, p, [desc], max_samples, mode="+".join(given + gen))
+                    for c in _chunks(_pairs(rs, given, gen), rng,
+                                     lambda: _geom_poisson(rng, 32), max_samples, 500)]
+        return out
+    return convert
+
+
+def _bare_modes(a: str, b: str, a_desc: str, b_desc: str, what: str,
+                a_first: bool = True) -> list[tuple[list[str], list[str], str]]:
+    both = [a, b] if a_first else [b, a]
+    return [([], both, f"Write synthetic {what}: {a_desc} together with {b_desc}."),
+            ([a], [b], f"Given {a_desc}, write {b_desc}."),
+            ([b], [a], f"Given {b_desc}, write {a_desc}."),
+            ([], [a], f"Write {a_desc} ({what}).")]
+
+
+_BARE_ROOT = "https://raw.githubusercontent.com/pgasawa/BARE/HEAD/bare/sample_generated_data/"
+_bare_gsm8k = _bare("bare_gsm8k", _bare_modes(
+    "question", "answer", "a grade-school math word problem", "its worked solution",
+    "math word problems"))
+_bare_enron = _bare("bare_enron", _bare_modes(
+    "email", "spam", "an email", "whether it is spam (True/False)", "business emails",
+    a_first=False), prep=lambda r: dict(r, spam=str(r["spam"])))
+_bare_lcb = _bare("bare_lcb", _bare_modes(
+    "question", "answer", "a programming or logic problem", "a reasoned solution",
+    "coding and reasoning problems"))
+_bare_newsgroups = _bare("newsgroups", _bare_modes(
+    "message", "newsgroup", "a newsgroup message", "the newsgroup it was posted to",
+    "newsgroup posts", a_first=False))
+
+
+def _bare_qa(family: str, what: str) -> Converter:
+    return _bare(family, [
+        ([], ["context", "question", "answer"],
+         f"Write synthetic {what}: a context passage, a question on it and its answer."),
+        (["context", "question"], ["answer"], f"Answer the question from the context ({what})."),
+        (["context", "answer"], ["question"],
+         f"Write the question that the answer responds to, given the context ({what})."),
+        ([], ["context"], f"Write context passages for {what}.")])
+
+
+_bare_hotpot = _bare_qa("bare_hotpot", "multi-hop reading comprehension")
+_bare_pubmed = _bare_qa("pubmed", "biomedical question answering")
+
+
+# --------------------------------------------------------------------------- diffuse distributions
+
+_DIFFUSE_ROOT = "https://raw.githubusercontent.com/y0mingzhang/diffuse-distributions/HEAD/"
+DIFFUSE_FILES = tuple(f"prompts/{f}.json" for f in (
+    "baby-names/train", *[f"continent-countries/{c}" for c in (
+        "africa", "asia", "europe", "north-america", "oceania", "south-america")],
+    *[f"day-date/{d}-{i}" for d in ("day", "december", "june") for i in (0, 1)],
+    "ficticious-people/ficticious-people-train", "ficticious-people/ficticious-people",
+    "fruits/fruit-0", "fruits/fruit-1",
+    *[f"numbers/{k}-{i}" for k in ("even", "odd", "prime", "rng") for i in (0, 1)],
+    *[f"occupations/occupations-{i}" for i in range(3)]))
+
+
+def _diffuse(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per prompt file: all its valid targets, in 10 random orders (no replacement)."""
+    out = []
+    for r in rows:
+        targets = [str(t) for t in r.get("targets") or []]
+        for ch in ("{", "}", "\n", "\u200b"):
+            targets = [t.replace(ch, "") for t in targets]
+        targets = [t.strip() for t in targets if t.strip()]
+        if not targets:
+            continue
+        desc = str(r["request"]).split(".")[0] + ", without replacement."
+        out += [_ctx("diffuse_distribution", [(None, t) for t in targets], rng, p, [desc],
+                     max_samples, prompt=str(r.get("_file"))) for _ in range(10)]
+    return out
+
+
+# --------------------------------------------------------------------------- WVS (manual .sav)
+
+WVS_SAV = "wvs/WVS_Cross-National_Wave_7_inverted_sav_v6_0.sav"
+_WVS_DEMO = ("B_COUNTRY", "N_TOWN", "S_INTLANGUAGE")
+_WVS_SKIP = {"Q261", "Q262", "Q270", "Q274"}
+
+
+def _read_wvs(cache: Path, n: int = 2000, seed: int = 42) -> Rows:
+    """The .sav via pyreadstat: a meta row (labels), then n random respondents (memory)."""
+    try:
+        import pyreadstat
+    except ImportError as e:
+        raise SourceUnavailable("wvs_individual reads a .sav file: pip install pyreadstat") from e
+    df, meta = pyreadstat.read_sav(str(cache / WVS_SAV))
+    df = df.sample(n=min(n, len(df)), random_state=seed)
+    cols = [c for c in df.columns if c.startswith("Q") or c in _WVS_DEMO]
+    head = {"_sav_meta": {"labels": dict(meta.column_names_to_labels),
+                          "value_labels": dict(meta.variable_value_labels)}}
+    return [head, *df[cols].to_dict(orient="records")]
+
+
+def _wvs(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per respondent (2000): each answered question with lettered options -> their letter."""
+    meta = next(r["_sav_meta"] for r in rows if "_sav_meta" in r)
+    labels, values = meta["labels"], meta["value_labels"]
+    people = _shuffled([r for r in rows if "_sav_meta" not in r], rng)[:2000]
+    out = []
+    for i, r in enumerate(people):
+        demo = {labels[c]: values[c][r[c]] for c in _WVS_DEMO
+                if _clean(r.get(c)) and r[c] in values.get(c, {})}
+        items = []
+        for col, v in r.items():
+            vmap = values.get(col)
+            if (not col.startswith("Q") or col in _WVS_SKIP or not _clean(v) or not vmap
+                    or len(vmap) > 17 or v not in vmap):
+                continue
+            options = list(vmap.values())[::-1]
+            letter = {o: chr(65 + k) for k, o in enumerate(options)}
+            text = labels[col] + "\nOptions:\n" + "\n".join(f"{x}: {o}" for o, x in letter.items())
+            items.append((text, letter[vmap[v]]))
+        out.append(_ctx("wvs_individual", _shuffled(items, rng), rng, p,
+                        ["Answers of one World Values Survey respondent: the letter of the "
+                         "option they chose.", f"Answers of this respondent: {demo}"],
+                        max_samples, respondent=i))
+    return out
+
+
+# --------------------------------------------------------------------------- OpinionQA (manual)
+
+OPINIONQA_WAVES = (26, 27, 29, 32, 34, 36, 41, 42, 43, 45, 49, 50, 54, 82, 92)
+_OQA_DEMO = ("AGE", "SEX", "EDUCATION", "CITIZEN", "MARITAL", "RELIG", "RELIGATTEND",
+             "POLPARTY", "INCOME", "POLIDEOLOGY", "RACE")  # opinions_qa DEMOGRAPHIC_ATTRIBUTES[1:]
+OPINIONQA_FILES = tuple(f"opinionqa/human_resp/American_Trends_Panel_W{w}/{f}"
+                        for w in OPINIONQA_WAVES for f in ("info.csv", "responses.csv"))
+
+
+def _oqa_questions(info: Rows) -> list[dict]:
+    """info.csv rows -> key, text with lettered options, option -> letter."""
+    out = []
+    for q in info:
+        refs = ast.literal_eval(q["references"]) if isinstance(q["references"], str) else list(
+            q["references"])
+        letter = dict(zip(refs, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", strict=False))
+        text = q["question"] + "\n" + "\n".join(f"{x}: {o}" for o, x in letter.items())
+        out.append({"key": q["key"], "input": text, "letter": letter})
+    return out
+
+
+def _oqa_waves(rows: Rows) -> dict:
+    by: dict = defaultdict(dict)
+    for fname, frows in _by_part(rows, "_file").items():
+        wave, _, f = fname.rpartition("/")
+        by[wave][f] = frows
+    return {w: d for w, d in sorted(by.items()) if "info.csv" in d}
+
+
+def _opinionqa_individual(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per survey wave, 200 random respondents: lettered question -> their answer letter."""
+    out = []
+    for wave, d in _oqa_waves(rows).items():
+        qs = _oqa_questions(d["info.csv"])
+        people = [(i, r, [(q["input"], q["letter"][r[q["key"]]]) for q in qs
+                          if r.get(q["key"]) in q["letter"]])
+                  for i, r in enumerate(d.get("responses.csv", []))]
+        for i, r, items in _shuffled([x for x in people if x[2]], rng)[:200]:
+            demo = {k: r.get(k) for k in _OQA_DEMO if rng.random() >= 0.3}  # each kept w.p. 0.7
+            out.append(_ctx("opinionqa_individual", items, rng, p,
+                            ["Survey answers of one person.",
+                             f"Survey answers of this person: {demo}"], max_samples,
+                            wave=wave.rsplit("/", 1)[-1], respondent=i))
+    return out
+
+
+def _opinionqa_questions(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per survey wave: all its questions (with lettered options) in one context."""
+    return [_ctx("opinionqa_questions", [(None, q["input"]) for q in _oqa_questions(
+        d["info.csv"])], rng, p, ["Questions from an opinion survey."], max_samples,
+                 wave=wave.rsplit("/", 1)[-1]) for wave, d in _oqa_waves(rows).items()]
+
+
+# --------------------------------------------------------------------------- Netflix (manual)
+
+def _read_netflix(cache: Path, n_users: int = 2000, seed: int = 42) -> Rows:
+    """combined_data_1-3.txt (as official) streamed twice: 2000 random users with >= 10 ratings,
+    their ratings joined to movie_titles.csv (latin-1, no header)."""
+    d = cache / "netflix"
+    paths = [d / f"combined_data_{i}.txt" for i in (1, 2, 3)]
+
+    def lines():
+        for path in paths:
+            movie = None
+            with open(path, encoding="latin-1") as f:
+                for line in f:
+                    line = line.strip()
+                    if line.endswith(":"):
+                        movie = line[:-1]
+                    elif movie is not None and line.count(",") == 2:
+                        yield movie, line.split(",")
+    counts = Counter(c for _, (c, _, _) in lines())
+    eligible = sorted(c for c, k in counts.items() if k >= 10)
+    keep = set(np.random.default_rng(seed).choice(eligible, min(n_users, len(eligible)),
+                                                  replace=False).tolist())
+    titles = {}
+    with open(d / "movie_titles.csv", encoding="latin-1") as f:
+        for line in f:
+            parts = line.rstrip("\n").split(",", 2)
+            if len(parts) == 3:
+                titles[parts[0]] = parts[2]
+    return [{"customer_id": c, "movie_id": m, "rating": r, "date": t, "title": titles[m]}
+            for m, (c, r, t) in lines() if c in keep and m in titles]
+
+
+def _netflix_users(rows: Rows) -> dict:
+    counts = Counter(r["customer_id"] for r in rows)
+    return _group((r for r in rows if counts[r["customer_id"]] >= 10), "customer_id")
+
+
+def _netflix_ratings(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per user (first 1000): a random subsample (mean 64) of title -> their 1-5 rating."""
+    out = []
+    for uid, urows in list(_netflix_users(rows).items())[:1000]:
+        pick = _shuffled(urows, rng)[:_geom_poisson(rng, 64)]
+        out.append(_ctx("netflix_individual_ratings",
+                        [(str(r["title"]), str(int(float(r["rating"])))) for r in pick], rng, p,
+                        ["One user's movie ratings (1-5 stars).", "How one user rated movies."],
+                        max_samples, user=str(uid)))
+    return out
+
+
+def _netflix_views(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+    """Per user: a random subset (mean 64) of the titles they rated, without replacement."""
+    out = []
+    for uid, urows in _netflix_users(rows).items():
+        pick = _shuffled([str(r["title"]) for r in urows], rng)[:_geom_poisson(rng, 64)]
+        out.append(_ctx("netflix_individual_views", [(None, t) for t in pick], rng, p,
+                        ["Movies one user watched.", "Titles of movies one user has rated."],
+                        max_samples, user=str(uid)))
+    return out
+
+
+# --------------------------------------------------------------------------- LeWiDi 2025 (manual)
+
+_LEWIDI = {  # set: (folder/prefix, text fields, extra fields)
+    "CSC": (("context", "response"), ()),
+    "MP": (("post", "reply"), ("source", "level", "language_variety")),
+    "Paraphrase": (("Question1", "Question2"), ()),
+    "VariErrNLI": (("context", "statement"), ()),
+}
+
+
+def _lewidi_files(name: str) -> tuple[str, ...]:
+    return (f"lewidi/{name}/{name}_annotators_meta.json", f"lewidi/{name}/{name}_train.json")
+
+
+def _lewidi_rows(rows: Rows, name: str, rating: str) -> Rows:
+    """One row per (item, annotator) of the train split, with the annotator's demographics."""
+    meta = {r["_key"]: {k: v for k, v in r.items() if not k.startswith("_")}
+            for r in rows if str(r.get("_file", "")).endswith("_annotators_meta.json")}
+    out = []
+    for r in rows:
+        if not str(r.get("_file", "")).endswith("_train.json"):
+            continue
+        other = r.get("other_info") or {}
+        expl = other.get("explanations") or []
+        for i, ann in enumerate(a.strip() for a in str(r["annotators"]).split(",")):
+            if ann not in r["annotations"]:
+                continue
+            m = dict(meta.get(ann.replace("Ann", "") if name == "MP" else ann, {}))
+            demo = [f"{k}: {v}" for k, v in {**m, "annotator_id": ann.replace(
+                "Ann", "") if name == "MP" else ann}.items() if v] if m else []
+            if name == "Paraphrase" and m:
+                demo = [f"annotator_id: {ann}", *demo]
+            row = {k: r["text"][k] for k in _LEWIDI[name][0]}
+            row.update({k: other.get(k, "") for k in _LEWIDI[name][1]})
+            if "level" in row:
+                row["level"] = str(row["level"])
+            value = r["annotations"][ann]
+            out.append(dict(row, annotator_id=ann, lang=r.get("lang", ""), demographics="; ".join(
+                demo), explanation=str(expl[i] if i < len(expl) else "").strip(),
+                **{rating: int(value) if name == "Paraphrase" else value}))
+    return out
+
+
+def _lewidi(name: str, family: str, given: list[str], gen: list[str], chunk: int | None,
+            task: str) -> Converter:
+    def convert(rows: Rows, rng: Gen, p: float, max_samples: int) -> list[Context]:
+        """Per annotator: all their labels (up to 1000), or fixed-size chunks of them."""
+        rs = [dict(r, question1=r.get("Question1"), question2=r.get("Question2"))
+              for r in _lewidi_rows(rows, name, gen[0])]
+        return _grouped(family, rs, "annotator_id", given, gen, rng, p, max_samples,
+                        lambda g: [f"{task}\nAbout the annotator: {g[0]['demographics']}"],
+                        size=(lambda: chunk) if chunk else None, cap=1000)
+    return convert
+
+
+_SARC = "Rate how sarcastic the reply is, given the conversation, from 1 to 6."
+_IRONY = ("Say whether a social-media reply is ironic given the post it answers (platform, "
+          "reply depth, language variety and language given).")
+_PARA = ("Score from -5 to 5 how much two Quora questions are paraphrases of each other")
+_VNLI = ("Label how a statement relates to a context (one or more of Entailment, Neutral, "
+         "Contradiction)")
+_lewidi_csc = _lewidi("CSC", "lewidi_csc_sarcasm_detection_individual",
+                      ["context", "response", "lang"], ["sarcasm_rating"], None, _SARC)
+_lewidi_mp = _lewidi("MP", "lewidi_mp_irony_detection_individual",
+                     ["post", "reply", "source", "level", "language_variety", "lang"],
+                     ["irony_rating"], None, _IRONY)
+_lewidi_par = _lewidi("Paraphrase", "lewidi_par_paraphrase_detection_individual",
+                      ["question1", "question2", "lang"], ["paraphrase_rating", "explanation"],
+                      20, _PARA + " and explain the score.")
+_lewidi_par_cat = _lewidi("Paraphrase", "lewidi_par_paraphrase_detection_individual_categorical",
+                          ["question1", "question2", "lang"], ["paraphrase_rating"], 20,
+                          _PARA + ".")
+_lewidi_nli = _lewidi("VariErrNLI", "lewidi_varierrnli_nli_detection_individual",
+                      ["context", "statement", "lang"], ["nli_label", "explanation"], 30,
+                      _VNLI + " and explain why.")
+_lewidi_nli_cat = _lewidi("VariErrNLI",
+                          "lewidi_varierrnli_nli_detection_individual_categorical",
+                          ["context", "statement", "lang"], ["nli_label"], 30, _VNLI + ".")
+
 # --------------------------------------------------------------------------- registry
 
 _GATED = "gated on Hugging Face: accept its terms and `huggingface-cli login`"
@@ -687,9 +1639,37 @@ _NUMBERGAME = ("numbergame/numbergame_data.csv: from https://openpsychologydata.
                "persistentId=doi:10.7910/DVN/A8ZWLF (columns id,set,target,rating,p)")
 _JEOPARDY = ("misc/JEOPARDY_CSV.csv: from https://drive.google.com/file/d/"
              "0BwT5wj_P7BKXUl9tOUJWYzVvUjA (the 216,930-question Jeopardy CSV)")
-_LEWIDI = "lewidi/: LeWiDi 2025 data from https://www.codabench.org/competitions/7192/"
+_LEWIDI_MANUAL = ("lewidi/: LeWiDi 2025 data from https://www.codabench.org/competitions/7192/ "
+                  "(folders CSC, MP, Paraphrase, VariErrNLI)")
+_NETFLIX_FILES = ("netflix/movie_titles.csv", "netflix/combined_data_1.txt",
+                  "netflix/combined_data_2.txt", "netflix/combined_data_3.txt")
 _NETFLIX = ("netflix/: combined_data_*.txt and movie_titles.csv from "
             "https://www.kaggle.com/datasets/netflix-inc/netflix-prize-data (Kaggle login)")
+_GH = "https://raw.githubusercontent.com/"
+_POLIS_ROOT = _GH + "compdemocracy/openData/HEAD/"
+_DICES_ROOT = _GH + "google-research-datasets/dices-dataset/HEAD/"
+_AMB = _GH + "alisawuffles/ambient/HEAD/AmbiEnt/"
+_PQ_ROOT = _GH + "Jiaxin-Pei/Potato-Prolific-Dataset/HEAD/dataset/"
+_GSC_ROOT = _GH + "generative-social-choice/survey_data/HEAD/data/"
+_CMV_URL = "https://zenodo.org/records/3778298/files/threads.jsonl.bz2?download=1"
+_PRISM = dict(hf_id="HannahRoseKirk/prism-alignment",
+              hf_parts=((None, "conversations.jsonl"), ("survey", None)))
+_CA = dict(hf_id="facebook/community-alignment-dataset", split="filtered", max_rows=10_000,
+           note="official code streams the first 10,000 rows of the `filtered` split")
+_COLL = dict(hf_id="openai/collective-alignment-1", max_rows=100_000,
+             hf_parts=(("comparisons", None), ("merged_comparison_annotators", None)))
+
+
+def _bare_src(name: str, convert: Converter, path: str) -> Source:
+    return _url(name, convert, (_BARE_ROOT + path,), url_root=_BARE_ROOT,
+                note="LLM-generated (BARE); official reads the repo's sample_generated_data")
+
+
+def _polis_urls() -> tuple[str, ...]:
+    return tuple(f"{_POLIS_ROOT}{n}/{f}" for n in POLIS_NAMES
+                 for f in ("summary.csv", "comments.csv", "votes.csv"))
+
+
 _OPINIONQA = ("opinionqa/: human_resp.tar.gz from https://worksheets.codalab.org/bundles/"
               "0x050b7e72abb04d1f9b493c1743e580cf, extracted (tar -xvf human_resp.tar.gz)")
 
@@ -747,19 +1727,75 @@ SOURCES: dict[str, Source] = {s.name: s for s in [
                     "describes.", "Answer Jeopardy clues from the clue alone.",
                     "Given: Question (a clue). Generate: Answer."]),
          _JEOPARDY, ("misc/JEOPARDY_CSV.csv",)),
-    _man("wvs_individual", None,
+    _man("wvs_individual", _wvs,
          "wvs/: 'WVS Cross-National Inverted Wave 7 sav v6 0.zip' from "
-         "https://www.worldvaluessurvey.org/WVSDocumentationWV7.jsp, unzipped (needs pyreadstat)"),
-    _man("opinionqa_individual", None, _OPINIONQA),
-    _man("opinionqa_questions", None, _OPINIONQA),
-    _man("netflix_individual_ratings", None, _NETFLIX),
-    _man("netflix_individual_views", None, _NETFLIX),
-    *[_man(k, None, _LEWIDI) for k in (
-        "lewidi_csc_sarcasm_detection_individual", "lewidi_mp_irony_detection_individual",
-        "lewidi_par_paraphrase_detection_individual",
-        "lewidi_par_paraphrase_detection_individual_categorical",
-        "lewidi_varierrnli_nli_detection_individual",
-        "lewidi_varierrnli_nli_detection_individual_categorical")],
+         "https://www.worldvaluessurvey.org/WVSDocumentationWV7.jsp, unzipped (needs pyreadstat)",
+         (WVS_SAV,), reader=_read_wvs),
+    _man("opinionqa_individual", _opinionqa_individual, _OPINIONQA, OPINIONQA_FILES),
+    _man("opinionqa_questions", _opinionqa_questions, _OPINIONQA, OPINIONQA_FILES),
+    _man("netflix_individual_ratings", _netflix_ratings, _NETFLIX, _NETFLIX_FILES,
+         reader=_read_netflix),
+    _man("netflix_individual_views", _netflix_views, _NETFLIX, _NETFLIX_FILES,
+         reader=_read_netflix),
+    _man("lewidi_csc_sarcasm_detection_individual", _lewidi_csc, _LEWIDI_MANUAL,
+         _lewidi_files("CSC")),
+    _man("lewidi_mp_irony_detection_individual", _lewidi_mp, _LEWIDI_MANUAL,
+         _lewidi_files("MP")),
+    _man("lewidi_par_paraphrase_detection_individual", _lewidi_par, _LEWIDI_MANUAL,
+         _lewidi_files("Paraphrase")),
+    _man("lewidi_par_paraphrase_detection_individual_categorical", _lewidi_par_cat,
+         _LEWIDI_MANUAL, _lewidi_files("Paraphrase")),
+    _man("lewidi_varierrnli_nli_detection_individual", _lewidi_nli, _LEWIDI_MANUAL,
+         _lewidi_files("VariErrNLI")),
+    _man("lewidi_varierrnli_nli_detection_individual_categorical", _lewidi_nli_cat,
+         _LEWIDI_MANUAL, _lewidi_files("VariErrNLI")),
+    # HF-hosted (added)
+    _hf("prism_prompts_individual", _prism_prompts_individual, **_PRISM),
+    _hf("prism_individual_preferences", _prism_preferences, **_PRISM),
+    _hf("community_alignment_initial_prompt", _ca_initial_prompt, **_CA),
+    _hf("community_alignment_individual_reply", _ca_reply, **_CA),
+    _hf("community_alignment_individual_preferences", _ca_preferences, **_CA),
+    _hf("community_alignment_response", _ca_response, **_CA),
+    _hf("collective_alignment_individual", _collective, **_COLL),
+    # GitHub / Zenodo downloads (data/download.sh)
+    _url("polis_vote", _polis_vote, _polis_urls(), url_root=_POLIS_ROOT),
+    _url("polis_comment", _polis_comment, _polis_urls(), url_root=_POLIS_ROOT),
+    _url("dices", _dices, tuple(_DICES_ROOT + f for f in (
+        "990/diverse_safety_adversarial_dialog_990.csv",
+        "350/diverse_safety_adversarial_dialog_350.csv")), url_root=_DICES_ROOT),
+    _url("ambient_premise_hypothesis", _amb_premise_hypothesis, (_AMB + "ambient_full.jsonl",)),
+    _url("ambient_ambiguity_detection", _amb_ambiguity, (_AMB + "ambient_full.jsonl",)),
+    _url("ambient_disambiguation", _amb_disambiguation, (_AMB + "ambient_full.jsonl",)),
+    _url("ambient_linguist_annotations", _amb_linguists,
+         (_AMB + "linguist_annotations.jsonl",)),
+    _url("ambient_interpretation_labels", _amb_interpretation,
+         (_AMB + "analysis/crowdworker_annotations.jsonl",)),
+    _url("ambient_annotation_distributions", _amb_distribution,
+         (_AMB + "analysis/crowdworker_annotations.jsonl",)),
+    _url("haikus", _haikus, (_GH + "docmarionum1/haikurnn/HEAD/input/poems/haikus.csv",)),
+    _url("changemyview_categories", _cmv_categories, (_CMV_URL,), sample_lines=10_000,
+         note="a large bz2 file; official keeps a reservoir sample of 10,000 threads"),
+    _url("changemyview_posts", _cmv_posts, (_CMV_URL,), sample_lines=10_000,
+         note="a large bz2 file; official keeps a reservoir sample of 10,000 threads"),
+    _url("popquorn_individual", _popquorn_individual,
+         tuple(f"{_PQ_ROOT}{t}/raw_data.csv" for t in _PQ_TASKS), url_root=_PQ_ROOT),
+    _url("popquorn_og_categorical", _popquorn_texts,
+         tuple(f"{_PQ_ROOT}{t}/raw_data.csv" for t in _PQ_TASKS), url_root=_PQ_ROOT),
+    *[_url(k, c, tuple(_GSC_ROOT + f for f in ("abortion_survey.csv",
+                                               "chatbot_personalization_survey.csv")))
+      for k, c in (("generativesocialchoice_validation", _gsc_validation),
+                   ("generativesocialchoice_freetext", _gsc_freetext))],
+    _bare_src("bare_gsm8k", _bare_gsm8k,
+              "gsm8k/gsm8k_gpt_4o_refine_llama_70b_base_n=1000.jsonl"),
+    _bare_src("bare_enron", _bare_enron, "enron/enron_gpt_4o_refine_llama_70b_base_n=500.jsonl"),
+    _bare_src("bare_hotpot", _bare_hotpot,
+              "hotpot/hotpot_gpt_4o_refine_llama_70b_base_n=1000.jsonl"),
+    _bare_src("bare_lcb", _bare_lcb, "lcb/lcb_gpt_4o_refine_70b_base_n=1000.jsonl"),
+    _bare_src("newsgroups", _bare_newsgroups,
+              "newsgroups/newsgroups_gpt_4o_refine_llama_70b_base_n=500.jsonl"),
+    _bare_src("pubmed", _bare_pubmed, "pubmed/pubmed_gpt_4o_refine_llama_70b_base_n=1000.jsonl"),
+    _url("diffuse_distribution", _diffuse, tuple(_DIFFUSE_ROOT + f for f in DIFFUSE_FILES),
+         url_root=_DIFFUSE_ROOT),
 ]}
 
 
@@ -770,8 +1806,34 @@ def _one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0] if text else ''}"
 
 
-def _read_file(path: Path) -> Rows:
-    """Rows of a downloaded or placed file; each row tagged with its file name."""
+def _json_lines(lines: Iterable[str], sample: int = 0) -> Rows:
+    """JSON lines; with `sample`, the official reservoir sample (Python random, seed 42)."""
+    if not sample:
+        return [json.loads(line) for line in lines if line.strip()]
+    pick = random.Random(42)
+    out: Rows = []
+    for idx, line in enumerate(lines, start=1):
+        if idx <= sample:
+            out.append(json.loads(line))
+        else:
+            j = pick.randint(1, idx)
+            if j <= sample:
+                out[j - 1] = json.loads(line)
+    return out
+
+
+def _json_doc(text: str) -> Rows:
+    """A whole JSON document: a dict of dicts gives one row per key (`_key`), else one row."""
+    doc = json.loads(re.sub(r",(\s*[}\]])", r"\1", text))  # LeWiDi meta has trailing commas
+    if isinstance(doc, list):
+        return [d if isinstance(d, dict) else {"_value": d} for d in doc]
+    if isinstance(doc, dict) and doc and all(isinstance(v, dict) for v in doc.values()):
+        return [{"_key": k, **v} for k, v in doc.items()]
+    return [doc]
+
+
+def _read_file(path: Path, tag: str | None = None, sample: int = 0) -> Rows:
+    """Rows of a downloaded or placed file; each row tagged with its file name (or `tag`)."""
     name = path.name
     if name.endswith(".parquet"):
         try:
@@ -790,14 +1852,44 @@ def _read_file(path: Path) -> Rows:
                 for line in io.TextIOWrapper(z.open(member), encoding="utf-8"):
                     n, s, c = line.strip().split(",")
                     rows.append({"year": int(m.group(1)), "name": n, "sex": s, "frequency": c})
-    elif name.endswith((".json", ".jsonl")):  # json lines (hatespeech)
+    elif name.endswith(".jsonl.bz2"):  # ChangeMyView threads
+        with bz2.open(path, "rt", encoding="utf-8") as f:
+            rows = _json_lines(f, sample)
+    elif name.endswith(".jsonl"):
         with open(path, encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
+            rows = _json_lines(f, sample)
+    elif name.endswith(".json"):  # one document (LeWiDi, diffuse), else json lines (hatespeech)
+        text = path.read_text(encoding="utf-8")
+        try:
+            rows = _json_doc(text)
+        except json.JSONDecodeError:
+            rows = _json_lines(text.splitlines(), sample)
+    elif name == "summary.csv":  # Polis: headerless key,value lines
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            rows = [{"key": r[0], "value": r[1] if len(r) > 1 else ""}
+                    for r in csv.reader(f) if r]
     else:
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             rows = list(csv.DictReader(f))
     for r in rows:
-        r["_file"] = name
+        r["_file"] = tag or name
+    return rows
+
+
+def _load_hf(source: Source, cache: Path) -> Rows:
+    import datasets
+    parts = source.hf_parts or ((source.hf_config, source.data_files),)
+    rows: Rows = []
+    for config, files in parts:
+        ds = datasets.load_dataset(source.hf_id, config, split=source.split, data_files=files,
+                                   cache_dir=str(cache))
+        if source.max_rows is not None:
+            ds = ds.select(range(min(source.max_rows, len(ds))))
+        if source.columns:
+            ds = ds.select_columns([c for c in source.columns if c in ds.column_names]
+                                   if source.hf_parts else list(source.columns))
+        tag = files or config
+        rows += [dict(r, _part=tag) if source.hf_parts else dict(r) for r in ds]
     return rows
 
 
@@ -811,19 +1903,17 @@ def fetch_rows(source: Source, cache_dir: str | Path) -> Rows:
                                     f"{source.manual} under {cache}")
         if source.convert is None:
             raise SourceUnavailable(f"{source.name}: no converter for its format yet")
-        return [r for f in source.files for r in _read_file(cache / f)]
+        if source.reader is not None:
+            return source.reader(cache)
+        return [r for f in source.files for r in _read_file(cache / f, f)]
     if source.hf_id:
         try:
-            import datasets
+            import datasets  # noqa: F401
         except ImportError as e:
             raise SourceUnavailable(f"{source.name} needs the Hugging Face `datasets` package: "
                                     "pip install 'datasets>=3.6'") from e
         try:
-            ds = datasets.load_dataset(source.hf_id, source.hf_config, split=source.split,
-                                       data_files=source.data_files, cache_dir=str(cache))
-            if source.columns:
-                ds = ds.select_columns(list(source.columns))
-            return [dict(r) for r in ds]
+            return _load_hf(source, cache)
         except Exception as e:  # network, gating, a renamed file: one line, with the cause
             extra = f" ({source.note})" if source.note else ""
             raise SourceUnavailable(f"{source.name}: could not load {source.hf_id} from Hugging "
@@ -831,7 +1921,9 @@ def fetch_rows(source: Source, cache_dir: str | Path) -> Rows:
     rows: Rows = []
     cache.mkdir(parents=True, exist_ok=True)
     for url in source.urls:
-        path = cache / url.rsplit("/", 1)[-1]
+        rel = (url[len(source.url_root):] if source.url_root else url.rsplit("/", 1)[-1])
+        rel = rel.split("?", 1)[0]
+        path = cache / rel
         if not path.exists():
             try:
                 req = urllib.request.Request(url, headers={"User-Agent": "Mozilla/5.0"})
@@ -840,9 +1932,10 @@ def fetch_rows(source: Source, cache_dir: str | Path) -> Rows:
             except Exception as e:
                 raise SourceUnavailable(f"{source.name}: could not download {url} "
                                         f"({_one_line(e)}); fetch it by hand into {cache}") from e
+            path.parent.mkdir(parents=True, exist_ok=True)
             with atomic_path(path) as tmp:  # a killed download leaves nothing behind
                 tmp.write_bytes(data)
-        rows += _read_file(path)
+        rows += _read_file(path, rel if source.url_root else None, source.sample_lines)
     return rows
 
 
