@@ -33,13 +33,15 @@ from repro.papers.mlc.method import collinearity, unit_rows
 from repro.papers.mlc.settings import REFERENCE, load
 
 
-def items(data: dict, batch: int) -> list[tuple]:
+def items(data: dict, batch: int, n_tokens) -> list[tuple]:
     """The work, in resumable units: (kind, language, prompt ids) generation batches of the
-    harmful test set and of the benign set."""
+    harmful test set and of the benign set, each language's prompts sorted by length first
+    (less padding: a batch of Thai prompts runs several times the English length)."""
     out = []
     for kind, rows in (("harmful", data["test"]), ("benign", data["benign"])):
-        ids = [r["id"] for r in rows]
         for lang in data["langs"]:
+            ids = [r["id"] for r in sorted(rows, key=lambda r: (n_tokens(r["prompts"][lang]),
+                                                                r["id"]))]
             out += [(kind, lang, ids[i:i + batch]) for i in range(0, len(ids), batch)]
     return out
 
@@ -84,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
     prompts = {("harmful", r["id"]): r["prompts"] for r in data["test"]}
     prompts |= {("benign", r["id"]): r["prompts"] for r in data["benign"]}
     tok, lm = M.load(cfg.model.ref, device, a.adapter)
-    work = items(data, cfg.eval.batch)
+    work = items(data, cfg.eval.batch, lambda t: len(tok(t, add_special_tokens=False)
+                                                    ["input_ids"]))
     bar = iter(progress(range(len(work)), desc=f"evaluate {a.method} seed {a.seed}"))
 
     def run_one(item: tuple) -> list:
@@ -119,6 +122,10 @@ def main(argv: list[str] | None = None) -> None:
             if "state" in r:
                 states[(r["id"], lang)] = r.pop("state")
         out[kind][lang].extend(res)
+    for kind, rows in (("harmful", data["test"]), ("benign", data["benign"])):
+        rank = {r["id"]: k for k, r in enumerate(rows)}
+        for lang in langs:   # back to the data's order
+            out[kind][lang].sort(key=lambda r: rank[r["id"]])
     out["states"] = geometry(states, [r["id"] for r in data["test"]], langs)
     out["refusal"] = {g: float(np.mean([r["refusal"] for r in out["harmful"][g]]))
                       for g in langs}

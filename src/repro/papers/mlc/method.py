@@ -1,18 +1,20 @@
-"""The Multi-Lingual Consistency loss, the pairwise baseline, and the collinearity they are
-measured by.
+"""The Multi-Lingual Consistency loss as the official code computes it, the pairwise baseline, and
+the collinearity both are measured by.
 
-One prompt in K languages gives K representation vectors (the model's hidden state at one
-layer, pooled over the prompt). Stack them, each scaled to unit length, as the rows of
-M (K x d). M's singular values say how many directions the K vectors span: one prompt whose
-translations the model represents the same way has rank-1 M (sigma_1 = sqrt(K), the rest 0);
-K unrelated directions give K equal singular values. The collinearity
-c(M) = sigma_1 / sum_i sigma_i runs from 1/K (orthogonal) to 1 (collinear), and the MLC loss
-is 1 - c(M), averaged over the prompts of a batch: its gradient turns every language's vector
-towards the shared principal direction at once, with no language as the anchor and no
-response in any language but English.
+One prompt in K languages gives K vectors: the model's hidden state at one layer and token
+(official: the final, normed layer at the prompt's last token, where the response begins). A
+trainable linear head (hidden -> 512, trained with the model; the official `extractor`) projects
+each, and each projection is scaled to unit length: the rows of Z (K x 512). Z's singular values
+say how many directions the K rows span; with unit rows sum_i sigma_i^2 = K is fixed, so the only
+way to raise sigma_1 is to make the rows collinear (Eckart-Young: the rank-1 residual is
+sum_{i>=2} sigma_i^2). The MLC loss is a softmax cross-entropy over the singular values with
+sigma_1 as the target class, logits sigma_i / (stopgrad(sigma_1) tau) (the official
+`_compute_aux_loss`; the paper writes sigma_i / tau), averaged over the prompts of a batch. It
+has no anchor language, treats every language alike, and ignores sign (v and -v are collinear).
 
-The pairwise baseline is the usual alternative: pull each non-English vector towards the
-English one, 1 - cos(h_lang, h_en), averaged over languages and prompts.
+The pairwise baseline pulls each non-English row towards the English one, 1 - cos(z_lang, z_en),
+on the same projected rows. The evaluation's collinearity is sigma_1 / sum sigma of the raw
+(unprojected) unit states: from 1/K (orthogonal) to 1 (rank one), a property of the model alone.
 """
 
 from __future__ import annotations
@@ -30,23 +32,33 @@ def collinearity(h: torch.Tensor) -> torch.Tensor:
     return s[..., 0] / s.sum(-1)
 
 
-def mlc_loss(h: torch.Tensor) -> torch.Tensor:
-    """The MLC loss of a batch of prompts: h is (B, K, d), one row per language."""
-    if h.dim() != 3 or h.shape[1] < 2:
-        raise ValueError(f"MLC needs (prompts, languages >= 2, dim), got {tuple(h.shape)}")
-    return (1.0 - collinearity(h)).mean()
+def _check(z: torch.Tensor, what: str) -> None:
+    if z.dim() != 3 or z.shape[1] < 2:
+        raise ValueError(f"{what} needs (prompts, languages >= 2, dim), got {tuple(z.shape)}")
 
 
-def pairwise_loss(h: torch.Tensor, anchor: int = 0) -> torch.Tensor:
-    """The pairwise-cosine baseline: every language towards the anchor language (English),
-    h (B, K, d)."""
-    if h.dim() != 3 or h.shape[1] < 2:
-        raise ValueError(f"pairwise alignment needs (prompts, languages >= 2, dim), got "
-                         f"{tuple(h.shape)}")
-    u = unit_rows(h.float())
+def mlc_loss(z: torch.Tensor, tau: float = 0.2) -> torch.Tensor:
+    """The MLC loss of a batch of prompts: z is (B, K, d), one (projected) row per language."""
+    _check(z, "MLC")
+    s = torch.linalg.svdvals(unit_rows(z.float()))
+    logits = s / (s[:, :1].detach() * tau)
+    return torch.nn.functional.cross_entropy(
+        logits, torch.zeros(len(s), dtype=torch.long, device=s.device))
+
+
+def pairwise_loss(z: torch.Tensor, tau: float = 0.2, anchor: int = 0) -> torch.Tensor:
+    """The pairwise-cosine baseline: every language towards the anchor language (English);
+    z (B, K, d). `tau` is unused (one signature for both terms)."""
+    _check(z, "pairwise alignment")
+    u = unit_rows(z.float())
     cos = (u * u[:, anchor:anchor + 1]).sum(-1)
-    others = [k for k in range(h.shape[1]) if k != anchor]
+    others = [k for k in range(z.shape[1]) if k != anchor]
     return (1.0 - cos[:, others]).mean()
+
+
+def head(hidden: int, dim: int) -> torch.nn.Linear:
+    """The trainable projection the consistency terms read (the official `extractor`)."""
+    return torch.nn.Linear(hidden, dim)
 
 
 CONSISTENCY = {"mlc": mlc_loss, "pairwise": pairwise_loss}

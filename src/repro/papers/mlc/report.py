@@ -69,7 +69,8 @@ def cell(recs: list[dict], method: str, metric: str, pct: bool = True) -> str:
 
 def paper_cell(reported: list[dict], method: str, metric: str) -> str:
     v = [r for r in reported if r["method"] == method and r["metric"] == metric]
-    return "; ".join(f"{r['value']} ({r['source']})" for r in v)
+    return "; ".join(f"{r['value']}" + ("" if "Qwen2.5-7B" in r["setting"] else
+                                         f" ({r['setting'].split(',')[0]})") for r in v)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -97,8 +98,10 @@ def main(argv: list[str] | None = None) -> None:
             r[f"{name} ({PM})"] = cell(recs, m, k)
         r[f"refusal - over-refusal, non-en ({PM})"] = cell(recs, m, "discrimination_non_en")
         r["collinearity"] = cell(recs, m, "collinearity", pct=False)
-        r["paper: harmful-rate avg % (their setting)"] = (
-            paper_cell(reported, m, "unsafe_avg") if reported else "not reachable")
+        r["paper: safety rate avg % (Qwen2.5-7B, DPO, PKU-SafeRLHF x 10 langs; unverified)"] = \
+            paper_cell(reported, m, "safety_avg")
+        r["paper: MultiJail ASR % unseen langs (unverified)"] = paper_cell(
+            reported, m, "multijail_asr_unseen_langs")
         main_rows.append(r)
     write_table(pd.DataFrame(main_rows), a.out / "tables", "main",
                 f"Held-out MultiJail prompts ({len(evals[0]['harmful']['en'])} per language, never "
@@ -106,8 +109,11 @@ def main(argv: list[str] | None = None) -> None:
                 f"{len(evals[0]['benign']['en'])} benign prompts per language, and collinearity "
                 f"(sigma_1 / sum sigma over {len(langs)} languages, layer {cfg.train.layer}, "
                 f"{cfg.train.pooling} pooling); {PM} over {seeds} seeds (scale {a.scale}, "
-                f"objective {cfg.train.objective}). The paper's column is the paper's own number "
-                "in its own setting (model, benchmark, LLM judge), labelled, never ours.")
+                f"objective {cfg.train.objective}). The paper's columns are its own numbers "
+                "in its own setting (Qwen2.5-7B-Instruct, DPO, PKU-SafeRLHF and MultiJail, GPT-4o "
+                "judge; safety rate = 1 - harmful rate, not our refusal rate), read through "
+                "secondary summaries and unverified; `plain` is its monolingual DPO, `none` its "
+                "raw model. Never ours.")
     lang_rows = []
     for g in langs:
         r = {"language": g}
@@ -129,10 +135,7 @@ def main(argv: list[str] | None = None) -> None:
                 "Representation geometry of the held-out prompts: collinearity (sigma_1 / sum "
                 "sigma of the unit vectors of one prompt in every language, mean over prompts) "
                 f"and each language's cosine to English ({PM} over seeds).")
-    write_table(reported_table(reported) if reported else pd.DataFrame(
-        [{"source": "-", "setting": "-", "method": "-", "metric": "-",
-          "value": "no number of the paper's could be read (see the README)"}]),
-                a.out / "tables", "paper_reported",
+    write_table(reported_table(reported), a.out / "tables", "paper_reported",
                 "The paper's own numbers, each with its source and setting (never ours).")
 
     fig, ax = subplots(figsize=(8, 3.4))
@@ -156,10 +159,10 @@ def main(argv: list[str] | None = None) -> None:
         t = read_json(p / "train.json")
         axes[0].plot(t["curves"]["objective"], alpha=0.6, label=f"{t['method']} s{t['seed']}")
         if t["consistency"] != "none":
-            axes[1].plot(t["curves"]["consistency"], alpha=0.6,
-                         label=f"{t['method']} s{t['seed']}")
+            pts = [(k, c) for k, c in enumerate(t["curves"]["consistency"]) if c is not None]
+            axes[1].plot(*zip(*pts, strict=True), alpha=0.6, label=f"{t['method']} s{t['seed']}")
     axes[0].set_title(f"objective ({cfg.train.objective})")
-    axes[1].set_title("consistency term")
+    axes[1].set_title("consistency term (steps it is added on)")
     for ax in axes:
         ax.set_xlabel("step")
         ax.legend(fontsize=6)

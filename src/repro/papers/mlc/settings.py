@@ -70,9 +70,15 @@ class Train:
     pooling: str
     """last (the prompt's last token) or mean (over the prompt's tokens)"""
     weight: float
-    """lambda: the weight of the consistency term against the objective"""
+    """lambda: the weight of the consistency term against the objective (official: 0.8)"""
     warmup: int
     checkpoint_every: int
+    tau: float = 0.2
+    """the temperature of the MLC softmax over singular values (official default 0.2)"""
+    every: int = 2
+    """the consistency term is added on every `every`-th step (official `aux_every`: 2)"""
+    proj_dim: int = 512
+    """the trainable projection's width (official `extractor_dim`: 512)"""
     dpo_beta: float = 0.1
     """DPO's beta (objective dpo)"""
     max_tokens: int = 512

@@ -12,10 +12,11 @@ One step draws `train.batch` harmful training prompts and `train.retain_batch` r
   refusal preferred to the model's own original answer for harmful prompts and the answer
   preferred to a refusal for retain prompts, against the frozen starting model (the adapter
   switched off) as the reference;
-- lambda times the method's consistency term (method.CONSISTENCY) over the same harmful prompts
-  in every language of `data.langs`: their pooled hidden states at `train.layer` (mlc: the
-  collinearity loss; pairwise: cosine to English; plain: none). No response in any language
-  but English is ever used.
+- on every `train.every`-th step, lambda times the method's consistency term
+  (method.CONSISTENCY) over the same harmful prompts in every language of `data.langs`: their
+  pooled hidden states at `train.layer`, through a trainable linear head (mlc: the softmax over
+  singular values; pairwise: cosine to English; plain: none), as the official code adds it.
+  No response in any language but English is ever used.
 
 AdamW with linear warm-up and decay. Resumable (repro.core.checkpoint): adapter, optimiser,
 step, curves and the batch generator are saved every `train.checkpoint_every` steps and on
@@ -39,7 +40,7 @@ from repro.core.io import atomic_path, read_json, write_json
 from repro.core.progress import get_logger, progress
 from repro.papers.mlc import model as M
 from repro.papers.mlc.data import REFUSALS
-from repro.papers.mlc.method import CONSISTENCY
+from repro.papers.mlc.method import CONSISTENCY, head
 from repro.papers.mlc.settings import Settings, load
 
 
@@ -122,14 +123,24 @@ def up_to_layer(lm, layer: int):
 
 
 def prompt_states(lm, tok, prompts: list[dict[str, str]], langs: list[str], cfg: Settings,
-                  device: str) -> torch.Tensor:
-    """(prompts, languages, dim) pooled representations, with gradients."""
+                  device: str, chunk: int = 4) -> torch.Tensor:
+    """(prompts, languages, dim) pooled representations, with gradients. The texts run in
+    chunks of similar length (`chunk` at a time, sorted by token count): a Thai prompt is
+    several times an English one, and one padded batch would spend most of its compute on
+    padding."""
     texts = [M.render(tok, p[lang], cfg.model.system) for p in prompts for lang in langs]
-    enc = M.batch(tok, texts, device)
-    enc["position_ids"] = M.positions(enc["attention_mask"])
+    lengths = [len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts]
+    order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
+    rows: list[torch.Tensor | None] = [None] * len(texts)
     with up_to_layer(lm, cfg.train.layer):
-        h = M.representations(lm, enc, cfg.train.layer, cfg.train.pooling)
-    return h.view(len(prompts), len(langs), -1)
+        for s in range(0, len(order), chunk):
+            idx = order[s:s + chunk]
+            enc = M.batch(tok, [texts[i] for i in idx], device)
+            enc["position_ids"] = M.positions(enc["attention_mask"])
+            h = M.representations(lm, enc, cfg.train.layer, cfg.train.pooling)
+            for k, i in enumerate(idx):
+                rows[i] = h[k]
+    return torch.stack(rows).view(len(prompts), len(langs), -1)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -163,6 +174,9 @@ def main(argv: list[str] | None = None) -> None:
     params = [p for p in lm.parameters() if p.requires_grad]
     for p in params:
         p.data = p.data.float()
+    proj = head(lm.config.hidden_size, cfg.train.proj_dim).to(device).float()
+    if term != "none":
+        params += list(proj.parameters())
     opt = torch.optim.AdamW(params, lr=cfg.train.lr, weight_decay=0.0)
     rng = np.random.default_rng([a.seed, 11])
     key = {"job": "mlc.train", "method": a.method, "term": term, "seed": a.seed,
@@ -178,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
         st = ck.load()
         if st:
             set_peft_model_state_dict(lm, st["adapter"])
+            proj.load_state_dict(st["head"])
             opt.load_state_dict(st["opt"])
             curves = st["curves"]
             log.info(f"resuming at step {ck.start} of {cfg.train.steps}")
@@ -204,32 +219,35 @@ def main(argv: list[str] | None = None) -> None:
                     encode_pairs(tok, rejected, cfg.model.system, cfg.train.max_tokens, device),
                     cfg.train.dpo_beta)
             loss = objective
-            cons = torch.zeros((), device=device)
-            if term != "none":
-                cons = CONSISTENCY[term](prompt_states(lm, tok, [h["prompts"] for h in harm],
-                                                       langs, cfg, device))
+            cons = None
+            if term != "none" and step % cfg.train.every == 0:
+                states = prompt_states(lm, tok, [h["prompts"] for h in harm], langs, cfg, device)
+                cons = CONSISTENCY[term](proj(states), cfg.train.tau)
                 loss = objective + cfg.train.weight * cons
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             curves["objective"].append(objective.item())
-            curves["consistency"].append(cons.item())
+            curves["consistency"].append(None if cons is None else cons.item())
             curves["total"].append(loss.item())
             ck.step(step + 1, lambda: {"adapter": get_peft_model_state_dict(lm),
-                                       "opt": opt.state_dict(), "curves": curves})
+                                       "head": proj.state_dict(), "opt": opt.state_dict(),
+                                       "curves": curves})
         with atomic_path(a.out) as tmp:
             tmp.mkdir()
             lm.save_pretrained(str(tmp))
+            if term != "none":   # the projection only the loss reads (official: extractor.pt)
+                torch.save(proj.state_dict(), tmp / "head.pt")
             write_json(tmp / "train.json", {
                 "method": a.method, "consistency": term, "objective": cfg.train.objective,
                 "seed": a.seed, "steps": cfg.train.steps, "curves": curves,
                 "trainable_params": int(sum(p.numel() for p in params)),
                 "wall_s": round(time.time() - t0, 1)})
     tail = max(1, len(curves["total"]) // 10)
+    cons = [c for c in curves["consistency"] if c is not None] or [float("nan")]
     log.info(f"wrote {a.out}: objective {np.mean(curves['objective'][:tail]):.3f} -> "
              f"{np.mean(curves['objective'][-tail:]):.3f}, consistency "
-             f"{np.mean(curves['consistency'][:tail]):.3f} -> "
-             f"{np.mean(curves['consistency'][-tail:]):.3f}")
+             f"{np.mean(cons[:tail]):.3f} -> {np.mean(cons[-tail:]):.3f}")
 
 
 if __name__ == "__main__":
