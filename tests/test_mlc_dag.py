@@ -31,7 +31,8 @@ def test_plans_cover_the_whole_dag_at_every_scale(fresh_repo):
     assert small["methods"] == {"plain": "none", "pairwise": "pairwise", "mlc": "mlc"}
     assert len(small["seeds"]) == 3 and small["data"]["langs"][0] == "en"
     assert len(small["data"]["langs"]) == 10 and small["train"]["objective"] == "sft"
-    assert full["model"]["ref"].startswith("meta-llama/") and full["train"]["objective"] == "dpo"
+    assert full["model"]["ref"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert full["train"]["objective"] == "dpo"
     assert full["data"]["max_prompt_tokens"] is None
 
 

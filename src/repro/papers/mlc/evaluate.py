@@ -17,7 +17,6 @@ language's representation to the English one is kept beside it. Resumable per ba
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +106,6 @@ def main(argv: list[str] | None = None) -> None:
     key = {"job": "mlc.evaluate", "method": a.method, "seed": a.seed, "device": device,
            "model": vars(cfg.model), "eval": settings_key(vars(cfg.eval)),
            "layer": cfg.train.layer, "pooling": cfg.train.pooling}
-    t0 = time.time()
     with Resumable(a.out, key, every=1, inputs=[a.data] + ([a.adapter / "adapter_model.safetensors"]
                                                           if a.adapter else []),
                    what=f"mlc evaluate {a.method} seed {a.seed}") as ck:
@@ -134,7 +132,6 @@ def main(argv: list[str] | None = None) -> None:
     out["collinearity"] = float(np.mean([s["collinearity"] for s in out["states"]]))
     out["cos_en"] = {g: float(np.mean([s["cos_en"][k] for s in out["states"]]))
                      for k, g in enumerate(langs)}
-    out["wall_s"] = round(time.time() - t0, 1)
     write_json(a.out, out)
     log.info(f"wrote {a.out}: refusal " + " ".join(f"{g} {v:.2f}" for g, v in
                                                    out["refusal"].items())

@@ -26,7 +26,6 @@ directory: peft's adapter files and `train.json` (the loss curves).
 
 from __future__ import annotations
 
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -183,7 +182,6 @@ def main(argv: list[str] | None = None) -> None:
            "device": device, "model": vars(cfg.model), "langs": langs,
            "train": settings_key({**vars(cfg.train), "lora": vars(cfg.train.lora)})}
     curves: dict[str, list[float]] = {"objective": [], "consistency": [], "total": []}
-    t0 = time.time()
     from peft import get_peft_model_state_dict, set_peft_model_state_dict
 
     with Resumable(a.out, key, every=cfg.train.checkpoint_every, total=cfg.train.steps,
@@ -241,8 +239,7 @@ def main(argv: list[str] | None = None) -> None:
             write_json(tmp / "train.json", {
                 "method": a.method, "consistency": term, "objective": cfg.train.objective,
                 "seed": a.seed, "steps": cfg.train.steps, "curves": curves,
-                "trainable_params": int(sum(p.numel() for p in params)),
-                "wall_s": round(time.time() - t0, 1)})
+                "trainable_params": int(sum(p.numel() for p in params))})
     tail = max(1, len(curves["total"]) // 10)
     cons = [c for c in curves["consistency"] if c is not None] or [float("nan")]
     log.info(f"wrote {a.out}: objective {np.mean(curves['objective'][:tail]):.3f} -> "
