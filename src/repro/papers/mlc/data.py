@@ -130,16 +130,9 @@ def main(argv: list[str] | None = None) -> None:
     cfg = load(a.config, a.scale)
     log = get_logger("mlc.data", a.log)
     rows, provider = multijail(cfg, a.mirror, a.out.parent / "raw")
-    from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
-    from repro.core.seeding import seed_everything
     from repro.papers.mlc import model
 
-    try:
-        device = pick_device(require_gpu=a.scale == "full")
-    except NoGPUError as e:
-        raise SystemExit(str(e)) from None
-    limit_cpu_threads(1)
-    seed_everything(cfg.data.seed)
+    device = model.job_device(a.scale, cfg.data.seed)
     tok, lm = model.load(cfg.model.ref, device)
     train, test, eligible = split(rows, cfg, lambda s: len(tok(s, add_special_tokens=False)
                                                           ["input_ids"]))

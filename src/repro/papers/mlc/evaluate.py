@@ -70,15 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     if (a.adapter is None) != (a.method == REFERENCE):
         raise SystemExit(f"--adapter is needed for a trained method and refused for "
                          f"{REFERENCE!r} (the starting model)")
-    from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
-    from repro.core.seeding import seed_everything
-
-    try:
-        device = pick_device(require_gpu=a.scale == "full")
-    except NoGPUError as e:
-        raise SystemExit(str(e)) from None
-    limit_cpu_threads(1)
-    seed_everything(a.seed)
+    device = M.job_device(a.scale, a.seed)
     log = get_logger("mlc.evaluate", a.log)
     data = read_json(a.data)
     langs = data["langs"]

@@ -16,6 +16,20 @@ import torch
 LOCAL = "local"
 
 
+def job_device(scale: str, seed: int) -> str:
+    """Every mlc job's setup: the device (a GPU required at full), one CPU thread, the seed."""
+    from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
+    from repro.core.seeding import seed_everything
+
+    try:
+        device = pick_device(require_gpu=scale == "full")
+    except NoGPUError as e:
+        raise SystemExit(str(e)) from None
+    limit_cpu_threads(1)
+    seed_everything(seed)
+    return device
+
+
 def model_path(ref: str) -> str:
     """The de-quantised local model's folder, or the hub id itself."""
     if ref == LOCAL:

@@ -42,7 +42,7 @@ def summary(e: dict) -> dict[str, float]:
     return m
 
 
-def records_of(evals: list[dict], methods: list[str]) -> list[dict]:
+def records_of(evals: list[dict]) -> list[dict]:
     """Long records {method, metric, seed, value}, plus each method's per-seed costs against
     the plain objective (`<method>/vs_plain`: over-refusal and refusal differences)."""
     recs = [{"method": e["method"], "metric": k, "seed": e["seed"], "value": v}
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     evals = [read_json(p) for p in a.evals]
     methods = list(cfg.methods)
     rows = [m for m in (REFERENCE, *methods) if any(e["method"] == m for e in evals)]
-    recs = records_of(evals, methods)
+    recs = records_of(evals)
     langs = evals[0]["langs"]
     seeds = len(cfg.seeds)
     label = {REFERENCE: "none (starting model, greedy: one run)"}

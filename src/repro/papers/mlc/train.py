@@ -152,15 +152,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.method not in cfg.methods:
         raise SystemExit(f"unknown method {a.method!r}; {a.config} has {list(cfg.methods)}")
     term = cfg.methods[a.method]
-    from repro.core.device import NoGPUError, limit_cpu_threads, pick_device
-    from repro.core.seeding import seed_everything
-
-    try:
-        device = pick_device(require_gpu=a.scale == "full")
-    except NoGPUError as e:
-        raise SystemExit(str(e)) from None
-    limit_cpu_threads(1)
-    seed_everything(a.seed)
+    device = M.job_device(a.scale, a.seed)
     log = get_logger("mlc.train", a.log)
     data = read_json(a.data)
     langs, train, retain = data["langs"], data["train"], data["retain"]
