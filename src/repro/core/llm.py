@@ -192,6 +192,15 @@ def converted(gguf: Path) -> Path:
     return folder
 
 
+def _cache_arg(model: Any) -> str:
+    """transformers 5.x names the forward's cache argument `cache`, earlier ones
+    `past_key_values`."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else \
+        "past_key_values"
+
+
 class LocalModel:
     """SmolLM2-135M-Instruct on the CPU (or a GPU when asked), greedy unless a temperature is
     given; a request's seed makes sampling reproducible."""
@@ -242,6 +251,71 @@ class LocalModel:
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         stopped = bool(len(new)) and int(new[-1]) == self.tokenizer.eos_token_id
         return text, int(len(new)), "stop" if stopped or len(new) < max_tokens else "length"
+
+    def generate_many(self, conversations: list[list[dict]], max_tokens: int = 256,
+                      temperature: float = 0.0, seed: int | None = None,
+                      batch_size: int = 16) -> list[str]:
+        """Many conversations at once: left-padded batches sorted by length (the order of the
+        answers is the order of the conversations). Greedy unless a temperature is given."""
+        torch = self._torch
+        tok = self.tokenizer
+        tok.padding_side = "left"
+        texts = [tok.apply_chat_template(m, add_generation_prompt=True, tokenize=False)
+                 for m in conversations]
+        lens = [len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: -lens[i])
+        out: list[str] = [""] * len(texts)
+        kw: dict[str, Any] = {"max_new_tokens": max_tokens, "pad_token_id": tok.eos_token_id}
+        if temperature > 0:
+            torch.manual_seed(0 if seed is None else seed)
+            kw.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0)
+        else:
+            kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        for b in range(0, len(order), batch_size):
+            idx = order[b:b + batch_size]
+            enc = tok([texts[i] for i in idx], return_tensors="pt", padding=True,
+                      add_special_tokens=False).to(self.device)
+            with torch.no_grad():
+                gen = self.model.generate(**enc, **kw)
+            for i, row in zip(idx, gen[:, enc["input_ids"].shape[1]:], strict=True):
+                out[i] = tok.decode(row, skip_special_tokens=True)
+        return out
+
+    def option_logprobs(self, conversations: list[list[dict]], options: list[str]) -> list[
+            list[float]]:
+        """The log-probability of each option's first token as the reply's first token, for
+        every conversation. The conversations' longest common token prefix (e.g. one response
+        judged against several rubrics placed after it) is run once and its cache shared."""
+        torch = self._torch
+        tok = self.tokenizer
+        ids = [tok.apply_chat_template(m, add_generation_prompt=True, tokenize=True,
+                                       return_dict=True)["input_ids"] for m in conversations]
+        ids = [list(x[0]) if x and isinstance(x[0], list) else list(x) for x in ids]
+        first = [tok(o, add_special_tokens=False)["input_ids"][0] for o in options]
+        n = min(len(x) for x in ids) - 1
+        k = 0
+        while k < n and all(x[k] == ids[0][k] for x in ids):
+            k += 1
+        with torch.no_grad():
+            cache = None
+            if k:
+                pre = torch.tensor([ids[0][:k]], device=self.device)
+                out = self.model(input_ids=pre, use_cache=True)
+                cache = out["cache"] if "cache" in out else out["past_key_values"]
+            rest = [x[k:] for x in ids]
+            width = max(len(r) for r in rest)
+            pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+            inp = torch.tensor([r + [pad] * (width - len(r)) for r in rest], device=self.device)
+            att = torch.tensor([[1] * (k + len(r)) + [0] * (width - len(r)) for r in rest],
+                               device=self.device)
+            if cache is not None:
+                cache.batch_repeat_interleave(len(rest))
+            kw = {} if cache is None else {_cache_arg(self.model): cache}
+            logits = self.model(input_ids=inp, attention_mask=att, use_cache=cache is not None,
+                                **kw).logits
+            last = torch.tensor([len(r) - 1 for r in rest], device=self.device)
+            lp = torch.log_softmax(logits[torch.arange(len(rest)), last].float(), dim=-1)
+        return lp[:, first].cpu().tolist()
 
 
 # --------------------------------------------------------------------------- the endpoint
@@ -414,6 +488,42 @@ class ChatClient:
             self.usage[k] += v
         self.usage["calls"] += 1
         return Reply(choice.message.content or "", calls, choice.finish_reason or "", usage)
+
+
+def generate_many(model: Any, conversations: list[list[dict]], max_tokens: int = 256,
+                  temperature: float = 0.0, seed: int | None = None,
+                  batch_size: int = 16) -> list[str]:
+    """One reply per conversation from either backend: the local model in batches, an endpoint
+    one request at a time (a request's seed is the given seed plus its index)."""
+    if isinstance(model, ChatClient):
+        return [model.chat(m, max_tokens=max_tokens, temperature=temperature,
+                           seed=None if seed is None else seed + i).content
+                for i, m in enumerate(conversations)]
+    return model.generate_many(conversations, max_tokens, temperature, seed, batch_size)
+
+
+def option_logprobs(model: Any, conversations: list[list[dict]], options: list[str]) -> list[
+        list[float]]:
+    """The log-probability of each option as the first token of the reply. An endpoint answers
+    with its top log-probabilities (OpenAI's `logprobs`); an option absent from them gets the
+    lowest one returned, and a reply that is itself an option counts as that option."""
+    if not isinstance(model, ChatClient):
+        return model.option_logprobs(conversations, options)
+    out = []
+    for m in conversations:
+        r = model._client.chat.completions.create(
+            model=model.model, messages=m, max_tokens=1, temperature=0.0, logprobs=True,
+            top_logprobs=20)
+        model.usage["calls"] += 1
+        content = r.choices[0].logprobs.content if r.choices[0].logprobs else None
+        if not content:
+            said = (r.choices[0].message.content or "").strip()
+            out.append([0.0 if said.startswith(o) else -50.0 for o in options])
+            continue
+        top = {t.token.strip(): t.logprob for t in content[0].top_logprobs}
+        floor = min(top.values()) - 1.0
+        out.append([top.get(o, floor) for o in options])
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
