@@ -105,9 +105,11 @@ rule extract:
 
 rule build:
     input:
-        code=[*P.src("encyclopedia"), *LLM_CODE, *P.job],
+        code=[*P.src("encyclopedia", "judge"), *LLM_CODE, *P.job],
         config=P.config,
         criteria=expand(rules.extract.output.criteria, source=SOURCES),
+        data=rules.fetch.output.data,
+        gens=rules.generate.output.gens,
     output:
         enc=f"{P.out}/encyclopedia/seed{{seed}}.json",
     log:
@@ -125,6 +127,7 @@ rule build:
     shell:
         "python -m repro.papers.cotenc.encyclopedia build --config {input.config}"
         " --scale {params.scale} --criteria {input.criteria} --seed {wildcards.seed}"
+        " --data {input.data} --generations {input.gens}"
         " --out {output.enc} 2> {log}"
 
 

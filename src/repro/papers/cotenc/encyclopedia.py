@@ -30,7 +30,7 @@ from repro.core.config import job_parser
 from repro.core.io import read_json, write_json
 from repro.core.progress import get_logger
 from repro.papers.cotenc import backends
-from repro.papers.cotenc.settings import load
+from repro.papers.cotenc.settings import Settings, load
 
 TRIPLET = re.compile(r"^(?P<name>.+?)\s*\((?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+?)\)\s*\.?$",
                      re.I)
@@ -200,10 +200,54 @@ def parse_rubric(text: str, c: dict, max_words: int) -> dict:
             "parsed": "A" in got and "B" in got, "raw": text}
 
 
+NUMBER = re.compile(r"\d+(?:[./]\d+)?")
+
+
+def extractive_criteria(cots: list[dict]) -> list[dict]:
+    """Our analyst-free control: every sentence of every CoT (numbers masked, the final answer
+    line left out) as a criterion of its own, so clustering sees what the CoTs do rather than
+    what an analyst says about them."""
+    from repro.papers.cotenc.judge import sentences
+
+    out, seen = [], set()
+    for c in cots:
+        for sent in sentences(c["text"]):
+            t = NUMBER.sub("N", sent.strip())
+            if len(t.split()) < 3 or t.lower().startswith("answer") or t in seen:
+                continue
+            seen.add(t)
+            out.append({"name": t, "a": "", "b": "", "triplet": False, "cot": c["id"]})
+    return out
+
+
+def extractive_rubric(c: dict, max_words: int) -> dict:
+    w = " ".join(c["name"].split()[:max_words])
+    return {"criterion": f"Steps like: {w}", "a": {"name": "present", "text": w},
+            "b": {"name": "absent", "text": f"No step like: {w}"}, "parsed": True, "raw": ""}
+
+
+def cluster_medoids(crit: list[dict], emb: np.ndarray, cfg: Settings) -> tuple[list[dict], dict]:
+    labels, scores = choose_k(emb, cfg.cluster.k_min, cfg.cluster.k_max, cfg.cluster.linkage)
+    clusters = []
+    for k in sorted(set(labels.tolist()), key=lambda k: -int((labels == k).sum())):
+        idx = np.flatnonzero(labels == k)
+        m = int(idx[medoid(emb[idx])])
+        clusters.append({"size": len(idx), "medoid": crit[m],
+                         "members": [criterion_text(crit[int(i)]) for i in idx[:8]]})
+    return clusters, scores
+
+
+def subsample(items: list, fraction: float, floor: int, rng: np.random.Generator) -> list:
+    n = min(len(items), max(floor, int(round(fraction * len(items)))))
+    return [items[int(i)] for i in np.sort(rng.choice(len(items), n, replace=False))]
+
+
 def build_main(argv: list[str]) -> None:
     ap = job_parser("cotenc: cluster the criteria and write one rubric per cluster", log=True)
     ap.add_argument("--criteria", nargs="+", required=True, type=Path)
     ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--generations", required=True)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     log = get_logger("cotenc.build", a.log)
@@ -214,18 +258,16 @@ def build_main(argv: list[str]) -> None:
         raise SystemExit(f"only {len(crit)} criteria were extracted; the encyclopedia needs at "
                          f"least {cfg.cluster.k_min + 1} (see the extract logs)")
     rng = np.random.default_rng([a.seed, 3])
-    keep = np.sort(rng.choice(len(crit), max(cfg.cluster.k_min + 1,
-                                             int(round(cfg.cluster.subsample * len(crit)))),
-                              replace=False))
-    crit = [crit[int(i)] for i in keep]
-    emb = backends.Embedder(cfg.embedder, device)([criterion_text(c) for c in crit])
-    labels, scores = choose_k(emb, cfg.cluster.k_min, cfg.cluster.k_max, cfg.cluster.linkage)
-    clusters = []
-    for k in sorted(set(labels.tolist()), key=lambda k: -int((labels == k).sum())):
-        idx = np.flatnonzero(labels == k)
-        m = int(idx[medoid(emb[idx])])
-        clusters.append({"size": len(idx), "medoid": crit[m],
-                         "members": [criterion_text(crit[int(i)]) for i in idx[:8]]})
+    floor = cfg.cluster.k_min + 1
+    crit = subsample(crit, cfg.cluster.subsample, floor, rng)
+    embed = backends.Embedder(cfg.embedder, device)
+    clusters, scores = cluster_medoids(crit, embed([criterion_text(c) for c in crit]), cfg)
+    data = read_json(a.data)
+    gens = read_json(a.generations)
+    sent = subsample(extractive_criteria(cots_of("templated", data, gens)
+                                         + cots_of("model", data, gens)),
+                     cfg.cluster.subsample, floor, rng)
+    ext, ext_scores = cluster_medoids(sent, embed([c["name"] for c in sent]), cfg)
     model = backends.llm(cfg.analyst, device)
     from repro.core import llm as core
 
@@ -236,7 +278,13 @@ def build_main(argv: list[str]) -> None:
                for t, c in zip(raw, clusters, strict=True)]
     write_json(a.out, {"seed": a.seed, "n_criteria": len(crit), "k": len(clusters),
                        "silhouette": {str(k): v for k, v in scores.items()},
-                       "clusters": clusters, "rubrics": rubrics})
+                       "clusters": clusters, "rubrics": rubrics,
+                       "extractive": {"n_criteria": len(sent), "k": len(ext),
+                                      "silhouette": {str(k): v for k, v in ext_scores.items()},
+                                      "clusters": ext,
+                                      "rubrics": [extractive_rubric(c["medoid"],
+                                                                    cfg.rubric.max_words)
+                                                  for c in ext]}})
     log.info(f"{len(crit)} criteria -> {len(clusters)} clusters (silhouette "
              f"{max(scores.values()) if scores else float('nan'):.3f}); "
              f"{sum(r['parsed'] for r in rubrics)}/{len(rubrics)} rubrics parsed")

@@ -82,8 +82,11 @@ def main(argv: list[str] | None = None) -> None:
     device = backends.job_setup(a.scale, seed)
     data, gens = read_json(a.data), read_json(a.generations)
     cots = cots_of("templated", data, gens) + cots_of("model", data, gens)
-    sets = fixed_rubrics(cfg) if a.rubrics == FIXED else {
-        "bottom_up": read_json(a.rubrics)["rubrics"]}
+    if a.rubrics == FIXED:
+        sets = fixed_rubrics(cfg)
+    else:
+        enc = read_json(a.rubrics)
+        sets = {"bottom_up": enc["rubrics"], "bottom_up_extractive": enc["extractive"]["rubrics"]}
     flat = [r for rs in sets.values() for r in rs]
     scores: dict[str, dict[str, list]] = {}
     if "embed" in cfg.judge.judges:

@@ -17,6 +17,7 @@ from repro.core.tables import PM, pm, reported_table, write_table
 from repro.papers.cotenc.settings import load
 
 SETS = {"bottom_up": "bottom-up rubrics (the encyclopedia)",
+        "bottom_up_extractive": "bottom-up, analyst-free: CoT sentences clustered (ours)",
         "predefined": "predefined list (Gandhi et al. behaviours)",
         "planted": "the planted axes' true rubrics (judge ceiling)"}
 
@@ -76,8 +77,9 @@ def main(argv: list[str] | None = None) -> None:
                  f"ARI ({PM})": cell(recs, "raw_embedding", "ari", pct=False, nd=3)})
     n_test = evals[0]["n_test_cots"]
     write_table(pd.DataFrame(rows).fillna(""), tables, "main",
-                f"How well each set of rubrics recovers the planted strategies ({', '.join(cfg.planted)}) "
-                f"of held-out CoTs ({n_test} held-out of {evals[0]['n_cots']} per seed; {PM} over "
+                "How well each set of rubrics recovers the planted strategies "
+                f"({', '.join(cfg.planted)}) of held-out CoTs ({n_test} held-out of "
+                f"{evals[0]['n_cots']} per seed; {PM} over "
                 f"{seeds} seeds; scale {a.scale}). Recovery: for each planted axis, the rubric "
                 "and orientation that agree best on the training CoTs, scored (balanced "
                 "accuracy, 50 = chance) on held-out ones, mean over axes; the reasoner's CoTs "
@@ -142,20 +144,31 @@ def main(argv: list[str] | None = None) -> None:
                              "parsed": r["parsed"],
                              "silhouette": f"{max(e['silhouette'].values()):.3f}"
                              if e["silhouette"] else ""})
+        x = e["extractive"]
+        for j, r in enumerate(x["rubrics"]):
+            enc_rows.append({"seed": f"{e['seed']} extractive", "rubric": j,
+                             "cluster size": x["clusters"][j]["size"],
+                             "criterion": r["criterion"], "pattern A": r["a"]["name"],
+                             "pattern B": r["b"]["name"], "parsed": r["parsed"],
+                             "silhouette": f"{max(x['silhouette'].values()):.3f}"
+                             if x["silhouette"] else ""})
     write_table(pd.DataFrame(enc_rows), tables, "encyclopedia",
                 "The encyclopedia each seed built: one rubric per cluster of extracted criteria "
                 "(k by silhouette), as the analyst wrote it; `parsed` false means its answer "
-                "lacked a Pattern A/B line and the medoid criterion's own wording stands in.")
+                "lacked a Pattern A/B line and the medoid criterion's own wording stands in. "
+                "Rows marked `extractive` are the analyst-free control's clusters of CoT "
+                "sentences (medoid sentence: present vs absent).")
     write_table(reported_table(reported), tables, "paper_reported",
                 "The paper's own numbers, each with its source and setting (never ours).")
 
     fig, ax = subplots(figsize=(8, 3.4))
-    bars = [(f"{s}/{j}", f"{s}\n{j}") for j in judges for s in SETS]
-    for i, (m, lab) in enumerate(bars):
+    bars = [(f"{s}/{j}", f"{s.replace('_extractive', ' extr.')}\n{j}") for j in judges
+            for s in SETS]
+    for i, (m, _) in enumerate(bars):
         v = np.array(values(recs, m, "recovery_mean")) * 100
         ax.bar(i, v.mean() if len(v) else 0, yerr=v.std(ddof=1) if len(v) > 1 else 0,
-               capsize=3, color="C0" if m.startswith("bottom_up") else
-               "C1" if m.startswith("predefined") else "C2")
+               capsize=3, color="C3" if "extractive" in m else "C0" if m.startswith(
+                   "bottom_up") else "C1" if m.startswith("predefined") else "C2")
     ax.axhline(50, color="gray", lw=0.8, ls="--")
     ax.set_xticks(range(len(bars)), [b[1] for b in bars], fontsize=7)
     ax.set_ylabel("held-out recovery (balanced acc. %)")
