@@ -188,7 +188,11 @@ rule judge:
 
 rule evaluate:
     input:
-        code=[*P.src("evaluate", "judge", "encyclopedia", "generate"), *LLM_CODE, *P.job],
+        code=[
+            *P.src("evaluate", "judge", "encyclopedia", "generate", "problems"),
+            *LLM_CODE,
+            *P.job,
+        ],
         config=P.config,
         data=rules.fetch.output.data,
         gens=rules.generate.output.gens,
