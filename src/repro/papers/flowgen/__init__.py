@@ -1,0 +1,1 @@
+"""FlowGen: a controllable flowchart synthesizer for parsing and QA."""

@@ -1,0 +1,68 @@
+"""flowgen settings as typed objects: every job reads these, never raw YAML dictionaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repro.core.config import load_settings, typed
+from repro.papers.flowgen.synth import Level
+
+
+@dataclass
+class Data:
+    n_test: int
+    """test charts per difficulty, each drawn by every renderer in every style"""
+    n_train: int
+    """training charts per difficulty (training renderers, every style)"""
+
+
+@dataclass
+class Parser:
+    models: list[str]
+    """`ocr`, `trained`, or `mllm:<hub id>` (full scale)"""
+    threshold: float = 0.5
+    max_iter: int = 200
+    vocab_threshold: float = 0.7
+
+
+@dataclass
+class Mllm:
+    max_new_tokens: int = 4096
+    max_pixels: int = 1003520
+
+
+@dataclass
+class Settings:
+    seeds: list[int]
+    renderers: list[str]
+    styles: list[str]
+    train_renderers: list[str]
+    levels: dict[str, Level]
+    data: Data
+    parser: Parser
+    levels_used: list[str] = field(default_factory=list)
+    """difficulties drawn (default: all of `levels`)"""
+    mllm: Mllm = field(default_factory=Mllm)
+
+    def used(self) -> list[str]:
+        return self.levels_used or list(self.levels)
+
+    def level(self, name: str) -> Level:
+        return self.levels[name]
+
+
+def load(path: Path, scale: str) -> Settings:
+    from repro.papers.flowgen.render import RENDERERS, STYLES
+
+    s = typed(Settings, load_settings(path, scale), f"{path} (scale {scale})")
+    bad = ([r for r in s.renderers + s.train_renderers if r not in RENDERERS]
+           + [x for x in s.styles if x not in STYLES]
+           + [lv for lv in s.used() if lv not in s.levels]
+           + [m for m in s.parser.models if m not in ("ocr", "trained")
+              and not m.startswith("mllm:")])
+    if bad:
+        raise ValueError(f"{path} (scale {scale}): unknown {bad}; renderers {RENDERERS}, "
+                         f"styles {STYLES}, levels {sorted(s.levels)}, models ocr/trained/"
+                         "mllm:<id>")
+    return s
