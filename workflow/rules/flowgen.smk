@@ -10,11 +10,13 @@ P = paper(config)
 S = P.settings
 SEEDS = S["seeds"]
 SPLITS = ["train", "test"]
+# MLLMs fine-tuned on the training split (full): `mllm-sft:<hub id>` in parser.models, by index
+SFT = [m.split(":", 1)[1] for m in S["parser"]["models"] if m.startswith("mllm-sft:")]
 GEN = ["synth", "render"]
 P.phases(
     {
         "fetch": ["fetch"],
-        "train": ["synthesize", "check", "read", "train"],
+        "train": ["synthesize", "check", "read", "train", "finetune"],
         "evaluate": ["evaluate"],
         "report": ["report"],
     }
@@ -24,6 +26,7 @@ P.phases(
 wildcard_constraints:
     split="|".join(SPLITS),
     seed=r"\d+",
+    k=r"\d+",
 
 
 rule fetch:
@@ -151,6 +154,35 @@ rule train:
         " --summary {output.summary} --out {output.model} 2> {log}"
 
 
+rule finetune:
+    input:
+        code=[*P.src("finetune", "mllm"), *P.job, *core("checkpoint")],
+        config=P.config,
+        index=f"{P.out}/charts/seed{{seed}}/train.json",
+        images=f"{P.out}/charts/seed{{seed}}/train_images",
+    output:
+        adapter=directory(f"{P.out}/sft/seed{{seed}}/m{{k}}"),
+    log:
+        f"{P.logs}/finetune_seed{{seed}}_m{{k}}.log",
+    benchmark:
+        f"{P.bench}/finetune_seed{{seed}}_m{{k}}.tsv"
+    conda:
+        P.env
+    resources:
+        **P.cluster(runtime=1440, mem_mb=128000, cpus_per_task=8),
+        gpu=P.gpu,
+    params:
+        scale=P.scale,
+        model=lambda w: SFT[int(w.k)],
+    message:
+        "flowgen: LoRA-fine-tune {params.model} on seed {wildcards.seed}'s training charts"
+    shell:
+        "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.flowgen.finetune"
+        " --config {input.config} --scale {params.scale} --seed {wildcards.seed}"
+        " --model {params.model} --index {input.index} --images {input.images}"
+        " --out {output.adapter} 2> {log}"
+
+
 rule evaluate:
     input:
         code=[*P.src("evaluate", "parse", "score", "synth", "mllm"), *P.job],
@@ -159,6 +191,7 @@ rule evaluate:
         images=f"{P.out}/charts/seed{{seed}}/test_images",
         pages=f"{P.out}/pages/seed{{seed}}/test.json",
         model=rules.train.output.model,
+        adapters=lambda w: [f"{P.out}/sft/seed{w.seed}/m{k}" for k in range(len(SFT))],
     output:
         scores=f"{P.out}/eval/seed{{seed}}.json",
     log:
@@ -178,7 +211,7 @@ rule evaluate:
         "python -m repro.core.gpus --gpus {resources.gpu} -- python -m repro.papers.flowgen.evaluate"
         " --config {input.config} --scale {params.scale} --seed {wildcards.seed}"
         " --index {input.index} --pages {input.pages} --model {input.model}"
-        " --images {input.images} --out {output.scores} 2> {log}"
+        " --images {input.images} --adapters {input.adapters} --out {output.scores} 2> {log}"
 
 
 TABLES = [
@@ -192,7 +225,7 @@ FIGURES = [f"{P.out}/figures/{f}.png" for f in ("difficulty", "examples")]
 rule report:
     input:
         code=[
-            *P.src("report"),
+            *P.src("report", "synth"),
             *P.job,
             *core("tables", "claims", "forest", "provenance", "plotting"),
         ],

@@ -36,14 +36,15 @@ def dot_triples(chart: dict[str, Any], dot: str) -> set[tuple[str, str, str]]:
         if m:
             lb = LABEL_RE.search(m.group(3))
             segs.append((m.group(1), lb.group(1) if lb else "", m.group(2)))
-    into = {d: s for s, _, d in segs if d not in lab}      # point <- its split source
-    out_of = {s: d for s, _, d in segs if s not in lab}    # point -> its merge target
+    # virtual points are named S<k> (split) and M<k> (merge) in the source
+    into = {d: s for s, _, d in segs if d.startswith("S") and d not in lab}  # S <- its source
+    out_of = {s: d for s, _, d in segs if s.startswith("M") and s not in lab}  # M -> target
     for s, r, d in segs:
         if s in lab and d in lab:
             out.add((lab[s], r or CONNECTED, lab[d]))
-        elif s not in lab and d in lab and s in into:       # split branch
+        elif s in into and d in lab:                        # split branch
             out.add((lab[into[s]], r or CONNECTED, lab[d]))
-        elif s in lab and d not in lab and d in out_of:     # merge branch
+        elif s in lab and d in out_of:                      # merge branch
             out.add((lab[s], r or CONNECTED, lab[out_of[d]]))
     return out
 
@@ -81,6 +82,7 @@ def check_chart(chart: dict[str, Any], images: list[dict[str, Any]], seed: int
             "image": rec["image"],
             "nodes": len(lay["nodes"]) == m["real_nodes"],
             "points": len(lay["points"]) == m["split_arrow"] + m["merge_arrow"],
+            "fan": lay["point_fan"] == {p["id"]: len(p["others"]) for p in chart["points"]},
             "subgraphs": len(lay["clusters"]) == m["nest"],
             "edges": lay["drawn_edges"] == m["size"],
             "members_inside": groups_ok,

@@ -22,8 +22,9 @@ def _version(cmd: list[str]) -> str:
 def fetch_models(models: list[str]) -> dict[str, Any]:
     from huggingface_hub import snapshot_download
 
-    return {m: snapshot_download(m.removeprefix("mllm:")) for m in models
-            if m.startswith("mllm:")}
+    ids = dict.fromkeys(m.split(":", 1)[1] for m in models
+                        if m.startswith(("mllm:", "mllm-sft:")))
+    return {m: snapshot_download(m) for m in ids}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,8 +12,7 @@ import numpy as np
 from repro.core.config import job_parser
 from repro.core.io import read_json, write_json
 from repro.core.progress import get_logger
-from repro.papers.flowgen.parse import (Vocabulary, answer_from_triples, ocr_parse,
-                                        trained_parse)
+from repro.papers.flowgen.parse import Vocabulary, answer_from_triples, ocr_parse, trained_parse
 from repro.papers.flowgen.score import qa_correct, relaxed_f1, strict_f1
 from repro.papers.flowgen.settings import load
 from repro.papers.flowgen.synth import PART_OF
@@ -41,6 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pages", required=True, type=Path)
     ap.add_argument("--model", required=True, type=Path)
     ap.add_argument("--images", required=True, type=Path)
+    ap.add_argument("--adapters", nargs="*", default=[], type=Path,
+                    help="finetune.py's adapters, one per mllm-sft model in config order")
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     index, pages = read_json(a.index), read_json(a.pages)["pages"]
@@ -50,10 +51,13 @@ def main(argv: list[str] | None = None) -> None:
     vocab = Vocabulary(set(trained["vocab"]), cfg.parser.vocab_threshold)
     rows = []
     for name in cfg.parser.models:
-        if name.startswith("mllm:"):
+        if name.startswith(("mllm:", "mllm-sft:")):
             from repro.papers.flowgen.mllm import Mllm
 
-            reader = Mllm(name.removeprefix("mllm:"), cfg.mllm)
+            base = name.split(":", 1)[1]
+            adapter = (a.adapters[cfg.sft_models().index(base)]
+                       if name.startswith("mllm-sft:") else None)
+            reader = Mllm(base, cfg.mllm, adapter)
         for rec, page in zip(index["images"], pages, strict=True):
             chart = charts[rec["chart"]]
             if name == "ocr":

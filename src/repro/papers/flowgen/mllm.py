@@ -53,7 +53,7 @@ def read_triples(text: str) -> list[list[str]]:
 
 
 class Mllm:
-    def __init__(self, model_id: str, cfg: Any) -> None:
+    def __init__(self, model_id: str, cfg: Any, adapter: Path | None = None) -> None:
         import torch
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
@@ -62,7 +62,12 @@ class Mllm:
             model_id, trust_remote_code=True, max_pixels=cfg.max_pixels)
         self.model = AutoModelForImageTextToText.from_pretrained(
             model_id, trust_remote_code=True, torch_dtype=torch.bfloat16,
-            device_map="auto").eval()
+            device_map="auto")
+        if adapter is not None:  # the LoRA adapter finetune.py trained on FlowGen
+            from peft import PeftModel
+
+            self.model = PeftModel.from_pretrained(self.model, str(adapter))
+        self.model.eval()
 
     def _ask(self, image: Any, prompt: str, max_new_tokens: int) -> str:
         import torch

@@ -19,6 +19,7 @@ MLLMs (mllm.py) behind the same interface.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,9 +75,11 @@ def tesseract_words(mask: np.ndarray) -> list[Line]:
     im = Image.fromarray(np.where(mask, 0, 255).astype(np.uint8))
     buf = io.BytesIO()
     im.save(buf, format="PNG")
+    # one thread: jobs run side by side, and tesseract's OpenMP threads only contend
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     out = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "11", "tsv"],
-                         input=buf.getvalue(), capture_output=True, check=True,
-                         timeout=300).stdout.decode("utf-8", "replace")
+                         input=buf.getvalue(), capture_output=True, check=True, timeout=300,
+                         env=env).stdout.decode("utf-8", "replace")
     words = []
     for row in out.splitlines()[1:]:
         f = row.split("\t")
@@ -109,9 +112,9 @@ def group_lines(words: list[Line]) -> list[Line]:
     out = []
     for ln in lines:
         ln.sort(key=lambda w: w.box[0])
-        xs = [w.box for w in ln]
-        out.append(Line(" ".join(w.text for w in ln), (min(b[0] for b in xs), min(b[1] for b in xs),
-                                                       max(b[2] for b in xs), max(b[3] for b in xs))))
+        b = np.array([w.box for w in ln])
+        box = (int(b[:, 0].min()), int(b[:, 1].min()), int(b[:, 2].max()), int(b[:, 3].max()))
+        out.append(Line(" ".join(w.text for w in ln), box))
     return out
 
 

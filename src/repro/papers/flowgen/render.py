@@ -162,7 +162,14 @@ def _graphviz_layout(lay: dict[str, Any], size: tuple[int, int]) -> dict[str, An
             cx, cy = px(x, y)
             (points if o.get("shape") == "point" else nodes)[name] = [cx - w, cy - h,
                                                                      cx + w, cy + h]
+    names = {o["_gvid"]: o.get("name", "") for o in lay.get("objects", [])}
+    degree: dict[str, int] = {}
+    for e in lay.get("edges", []):  # a branch point's fan: its drawn edges, less its trunk
+        for end in (names.get(e["tail"]), names.get(e["head"])):
+            if end in points:
+                degree[end] = degree.get(end, 0) + 1
     return {"nodes": nodes, "points": points, "clusters": clusters,
+            "point_fan": {p: d - 1 for p, d in degree.items()},
             "drawn_edges": len(lay.get("edges", [])), "size": list(size)}
 
 
@@ -187,6 +194,16 @@ def _layers(chart: dict[str, Any]) -> dict[str, int]:
 
 def _text_width(label: str, fs: float) -> float:
     return 0.62 * fs / 72 * len(label)  # inches: DejaVu's mean advance ~0.6 em
+
+
+def _side(w: str, x: float, y: float, sgn: int, kind: dict[str, Any], width: dict[str, float],
+          lk: dict[str, Any]) -> tuple[float, float]:
+    """Where a side-routed arrow leaves or enters node `w`: its left or right edge (a diamond's
+    side vertex is half-way in), or a branch point's centre."""
+    if w not in kind:
+        return x, y
+    f = 0.5 if lk["shapes"][w] == "diamond" else 1.0
+    return x + sgn * width[w] / 2 * f, y
 
 
 def render_matplotlib(chart: dict[str, Any], style: str, lk: dict[str, Any]
@@ -321,13 +338,8 @@ def render_matplotlib(chart: dict[str, Any], style: str, lk: dict[str, Any]
                     zorder=1.5, shrinkA=0, shrinkB=0)
                 lx, ly = (xu + xv) / 2 + 0.08, (yu + yv) / 2
             else:
-                def side(w: str, x: float, y: float) -> tuple[float, float]:
-                    if w not in kind:
-                        return x, y
-                    f = 0.5 if lk["shapes"][w] == "diamond" else 1.0
-                    return x + sgn * width[w] / 2 * f, y
-
-                au, av = side(u, xu, yu), side(v, xv, yv)
+                au, av = (_side(w, x, y, sgn, kind, width, lk)
+                          for w, x, y in ((u, xu, yu), (v, xv, yv)))
                 ax.plot([au[0], x_lane, x_lane], [au[1], au[1], av[1]], color=pen, lw=1.4,
                         ls=ls, zorder=1.5, solid_capstyle="butt")
                 a = patches.FancyArrowPatch((x_lane, av[1]), av, arrowstyle=style_a,
@@ -346,7 +358,13 @@ def render_matplotlib(chart: dict[str, Any], style: str, lk: dict[str, Any]
             bb = artist.get_window_extent(renderer)
             return [float(bb.x0), float(Hpx - bb.y1), float(bb.x1), float(Hpx - bb.y0)]
 
+        fan: dict[str, int] = {}
+        for e, _, _, _ in segs:
+            for end in (e["src"], e["dst"]):
+                if end not in kind:
+                    fan[end] = fan.get(end, 0) + 1
         layout = {"nodes": {v: ext(artists[v]) for v in kind},
+                  "point_fan": {p: d - 1 for p, d in fan.items()},
                   "points": {v: ext(artists[v]) for v in pos if v not in kind},
                   "clusters": {}, "drawn_edges": n_arrows}
         for cid, (x0, y0, x1, y1) in cl_boxes.items():
