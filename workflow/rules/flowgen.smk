@@ -185,7 +185,11 @@ rule finetune:
 
 rule evaluate:
     input:
-        code=[*P.src("evaluate", "parse", "score", "synth", "mllm"), *P.job],
+        code=[
+            *P.src("evaluate", "parse", "score", "synth", "mllm"),
+            *P.job,
+            *core("checkpoint"),
+        ],
         config=P.config,
         index=f"{P.out}/charts/seed{{seed}}/test.json",
         images=f"{P.out}/charts/seed{{seed}}/test_images",

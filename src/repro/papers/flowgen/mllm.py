@@ -82,7 +82,9 @@ class Mllm:
         return self.processor.batch_decode(out[:, inputs["input_ids"].shape[1]:],
                                            skip_special_tokens=True)[0]
 
-    def read(self, path: Path, qa: list[dict[str, Any]]) -> tuple[list[list[str]], list[str]]:
+    def read(self, path: Path, page: dict[str, Any], qa: list[dict[str, Any]]
+             ) -> tuple[list[list[str]], list[str]]:
+        """The Reader interface (parse.Reader); the OCR front-end's `page` is not used."""
         from PIL import Image
 
         image = Image.open(path).convert("RGB")

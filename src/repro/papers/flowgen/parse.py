@@ -22,7 +22,8 @@ import io
 import os
 import subprocess
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 from PIL import Image
@@ -337,6 +338,32 @@ def trained_parse(page: dict[str, Any], model: Any, vocab: Vocabulary,
     p = model.predict_proba(X)[:, 1]
     chosen = [c for c, pi in zip(cands, p, strict=True) if pi >= threshold]
     return triples_from_pairs(page, chosen, fix=vocab)
+
+
+# --------------------------------------------------------------------------- readers
+class Reader(Protocol):
+    """Any model that reads a chart: the image (and, for the offline parsers, the front-end's
+    reading of it) and the questions in; triples and one answer per question out."""
+
+    def read(self, image: Path, page: dict[str, Any], qa: list[dict[str, Any]]
+             ) -> tuple[list[list[str]], list[str]]: ...
+
+
+class OcrReader:
+    def read(self, image: Path, page: dict[str, Any], qa: list[dict[str, Any]]
+             ) -> tuple[list[list[str]], list[str]]:
+        pred = ocr_parse(page)
+        return pred, [answer_from_triples(pred, q) for q in qa]
+
+
+class TrainedReader:
+    def __init__(self, model: Any, vocab: Vocabulary, threshold: float) -> None:
+        self.model, self.vocab, self.threshold = model, vocab, threshold
+
+    def read(self, image: Path, page: dict[str, Any], qa: list[dict[str, Any]]
+             ) -> tuple[list[list[str]], list[str]]:
+        pred = trained_parse(page, self.model, self.vocab, self.threshold)
+        return pred, [answer_from_triples(pred, q) for q in qa]
 
 
 # --------------------------------------------------------------------------- QA
