@@ -21,6 +21,13 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MIRROR = (REPO.parent / "shared" / "data").resolve()
 PAPERS = registered_papers(REPO)
 
+# One BLAS / OpenMP thread per process the suite starts: two xdist workers each run Snakemake with
+# two cores, so four jobs share the machine's cores, and BLAS or OpenMP pools sized to every core
+# then oversubscribe it many times over (pspm's scoring, eigendecompositions, took 10x its
+# unloaded time in CI). Results stay deterministic: a run and its rerun see the same setting.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 # Snakemake imports every installed executor plugin when it starts, and the SLURM one runs
 # `scontrol show config` then (for its --help text only), which waits ~9 s where a slurm.conf
 # names a controller that is down. An empty SLURM_CONF makes scontrol fail at once: every process
