@@ -33,7 +33,9 @@ CONFIG = Path("config/papers/mcpmark.yaml")
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suite-url", help="the suite tarball (default: the full config's GitHub URL)")
-    ap.add_argument("--chinook", type=Path, default=Path("../shared/data/chinook/chinook.sql"))
+    ap.add_argument("--chinook", type=Path, default=Path("data/mcpmark/small/db/chinook.sql"),
+                    help="Chinook's plain-SQL dump (default: what `snakemake paper_mcpmark` "
+                    "fetched)")
     ap.add_argument("--categories", nargs="+", default=["chinook", "security"])
     a = ap.parse_args()
     suite = load(CONFIG, "full").suite

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import MIRROR, REPO, planned_jobs, snakemake
+from conftest import REPO, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -92,7 +92,7 @@ def test_generation_resumes_after_sigterm(tmp_path):
     (d / "config/manifests/cotenc.json").write_text(
         (REPO / "config/manifests/cotenc.json").read_text())
     job = ["--config", "config/papers/cotenc.yaml", "--scale", "tiny"]
-    run(["repro.papers.cotenc.data", *job, "--mirror", str(MIRROR), "--out", "data.json"], d)
+    run(["repro.papers.cotenc.data", *job, "--out", "data.json"], d)
     _, total = check_resumes(["repro.papers.cotenc.generate", *job, "--data", "data.json"], d,
                              "g_a.json", "g_b.json")
     assert total == 6   # 4 questions x 3 conditions, 2 per batch

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MIRROR
 
+from repro.core.fetch import excerpt
 from repro.papers.cotenc import encyclopedia as E
 from repro.papers.cotenc import evaluate as V
 from repro.papers.cotenc import problems as P
@@ -30,8 +30,8 @@ def test_expression_steps_evaluate_in_order():
 def test_countdown_problems_carry_a_valid_solution():
     from repro.core.rlvr.countdown import Problem, check_equation
 
-    pool = read_countdown(MIRROR / "countdown/test.parquet")
-    assert len(pool) == 1024
+    pool = read_countdown(excerpt("cotenc", "countdown/test.parquet"))
+    assert len(pool) == 32  # the committed excerpt: ROVER's first 32 test problems
     got = P.countdown_problems(pool, 12, np.random.default_rng(0))
     assert len(got) == 12
     for p in got:

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MIRROR, REPO
+from conftest import REPO
 
 from repro.core import manifest as M
 from repro.core.config import resolve_scale
 from repro.core.manifest import DataError, Manifest
 
-MATH = "math-eval/aime-2024-deepscaler.parquet"  # rove's tiny test benchmark
+MATH = "math-eval/aime-2024-deepscaler.parquet"  # rove's tiny test benchmark (excerpt)
 OTHER = "math-eval/math500-deepscaler-repeat5.parquet"  # another valid file of the same format
 
 
@@ -48,45 +48,45 @@ def _nothing_in(out: Path) -> bool:
     return not out.exists() or not any(out.rglob("*"))
 
 
-# ------------------------------------------------------------------ rove: mirror parquet
+# ------------------------------------------------------------------ rove: committed excerpts
 @pytest.fixture
-def math_mirror(tmp_path):
-    if not (MIRROR / MATH).exists():
-        pytest.skip(f"no data mirror at {MIRROR}")
-    mirror = tmp_path / "mirror"
-    (mirror / "math-eval").mkdir(parents=True)
-    for f in (MATH, OTHER):
-        shutil.copyfile(MIRROR / f, mirror / f)
-    return mirror
+def math_excerpts(tmp_path, monkeypatch):
+    """A copy of the papers' excerpt folders that the fetch reads instead (tiny reads excerpts)."""
+    from repro.core import fetch
+
+    papers = tmp_path / "papers"
+    shutil.copytree(fetch.PAPERS_DIR / "rove" / "excerpts", papers / "rove" / "excerpts")
+    monkeypatch.setattr(fetch, "PAPERS_DIR", papers)
+    return papers / "rove" / "excerpts"
 
 
-def _math_fetch(mirror: Path, out: Path) -> None:
+def _math_fetch(out: Path) -> None:
     from repro.core.rlvr import math_task
 
     math_task.main(["--config", str(REPO / "config/papers/rove.yaml"), "--scale", "tiny",
-                    "--mirror", str(mirror), "--out", str(out)])
+                    "--out", str(out)])
 
 
-def test_rove_math_truncated_parquet_is_one_line_and_writes_nothing(math_mirror, tmp_path):
-    _truncate(math_mirror / MATH)
+def test_rove_math_truncated_parquet_is_one_line_and_writes_nothing(math_excerpts, tmp_path):
+    _truncate(math_excerpts / MATH)
     out = tmp_path / "out"
     with pytest.raises(DataError) as err:
-        _math_fetch(math_mirror, out)
-    _one_line(err, str(math_mirror / MATH), "config/manifests/rove.json",
-              "expected 16,661 bytes", "found 8,330 bytes", "not a readable parquet",
-              "What to do: restore the original (https://github.com/yuxiaooye/ROVER",
-              "python -m repro.core.manifest write rove " + MATH)
+        _math_fetch(out)
+    _one_line(err, str(math_excerpts / MATH), "config/manifests/rove.json",
+              "expected 8,934 bytes", "found 4,467 bytes", "not a readable parquet",
+              "What to do: restore the committed excerpt (git checkout -- ",
+              "python -m repro.core.manifest write rove excerpt/" + MATH)
     assert _nothing_in(out)
 
 
-def test_rove_math_swapped_parquet_is_refused(math_mirror, tmp_path):
+def test_rove_math_swapped_parquet_is_refused(math_excerpts, tmp_path):
     """Another data set's valid parquet in its place: read fine before, garbage in the run."""
-    _swap(math_mirror / MATH, math_mirror / OTHER)
+    _swap(math_excerpts / MATH, math_excerpts / OTHER)
     out = tmp_path / "out"
     with pytest.raises(DataError) as err:
-        _math_fetch(math_mirror, out)
-    _one_line(err, str(math_mirror / MATH), "expected 16,661 bytes, sha256 a4a9ab78eed6",
-              "30 rows", "found 76,358 bytes", "2,500 rows", "What to do:")
+        _math_fetch(out)
+    _one_line(err, str(math_excerpts / MATH), "expected 8,934 bytes, sha256 cd4f29ed1a84",
+              "10 rows", "found 8,352 bytes", "32 rows", "What to do:")
     assert _nothing_in(out)
 
 
@@ -96,13 +96,12 @@ def _digits_fetch(paper: str, out: Path, mirror: Path) -> None:
     if paper == "tstudent":
         from repro.papers.tstudent.digits import main
 
-        main(["--stage", "fetch", "--config", cfg, "--scale", "tiny", "--mirror", str(mirror),
-              "--out", str(out / "images.npz")])
+        main(["--stage", "fetch", "--config", cfg, "--scale", "tiny", "--out",
+              str(out / "images.npz")])
     else:
         from repro.papers.hadamard_dp.data import main
 
-        main(["--config", cfg, "--scale", "tiny", "--mirror", str(mirror),
-              "--out", str(out / "descriptors.npz")])
+        main(["--config", cfg, "--scale", "tiny", "--out", str(out / "descriptors.npz")])
 
 
 @pytest.mark.parametrize("paper", ["tstudent", "hadamard_dp"])
@@ -224,11 +223,12 @@ def test_vaecf_ml100k_sources_are_checked(damage, tmp_path, monkeypatch):
 def test_every_committed_entry_matches_this_machine():
     """Every entry whose file this machine has (the data mirror, package data, this Python's
     standard library, cached downloads) matches it; the files tiny and small read are here."""
-    checked, skipped = M.check_machine(M.papers_with_manifests(REPO), MIRROR, REPO)
+    checked, skipped = M.check_machine(M.papers_with_manifests(REPO), None, REPO)
     need = {"tstudent:sklearn/datasets/data/digits.csv.gz",
             "hadamard_dp:sklearn/datasets/data/digits.csv.gz"}
-    if MIRROR.exists():
-        need |= {f"rove:{MATH}", f"rove:{OTHER}", "rove:countdown/test.parquet"}
+    need |= {f"{m}:{k}" for m in M.papers_with_manifests(REPO)
+             for k, e in Manifest.load(m, REPO).files.items() if e["origin"] == "excerpt"}
+    assert len(need) > 10  # the committed excerpts: every one matches its entry
     if M.stdlib_key() in Manifest.load("reap", REPO).files:
         need.add(f"reap:{M.stdlib_key()}")
     assert need <= set(checked), sorted(need - set(checked))

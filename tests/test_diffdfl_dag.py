@@ -109,8 +109,7 @@ def dd(tmp_path_factory):
     (d / "config/papers/diffdfl.yaml").write_text(yaml.safe_dump(cfg))
     shutil.copytree(REPO / "config/manifests", d / "config/manifests")
     job = ["--config", "config/papers/diffdfl.yaml", "--scale", "tiny"]
-    run(["repro.papers.diffdfl.data", *job, "--task", "power", "--mirror",
-         str(REPO / "../shared/data"), "--out", "power.npz"], d)
+    run(["repro.papers.diffdfl.data", *job, "--task", "power", "--out", "power.npz"], d)
     run(["repro.papers.diffdfl.train", *job, "--task", "power", "--method",
          "two_stage_diffusion", "--seed", "0", "--data", "power.npz", "--out", "ts.pt"], d)
     return d, job

@@ -8,7 +8,7 @@ import json
 
 import pytest
 import yaml
-from conftest import MIRROR, REPO, planned_jobs, snakemake
+from conftest import REPO, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -97,7 +97,7 @@ def mj(tmp_path_factory):
     (d / "config/manifests").mkdir(parents=True)
     (d / "config/manifests/mlc.json").write_text((REPO / "config/manifests/mlc.json").read_text())
     job = ["--config", "config/papers/mlc.yaml", "--scale", "tiny"]
-    run(["repro.papers.mlc.data", *job, "--mirror", str(MIRROR), "--out", "data.json"], d)
+    run(["repro.papers.mlc.data", *job, "--out", "data.json"], d)
     return d, job
 
 

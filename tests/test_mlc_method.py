@@ -141,14 +141,14 @@ def test_parallel_benign_prompts_cover_every_language_and_differ_from_the_retain
 
 
 def test_multijail_split_is_by_prompt_and_respects_the_token_cap(tmp_path):
-    from conftest import MIRROR
-
+    from repro.core.fetch import excerpt
     from repro.papers.mlc.data import read_multijail, split
     from repro.papers.mlc.settings import load
 
-    rows = read_multijail((MIRROR / "multijail/MultiJail.csv").read_text(encoding="utf-8"))
-    assert len(rows) == 315 and all(r[g] for r in rows for g in LANGS)
-    cfg = load(Path("config/papers/mlc.yaml"), "small")
+    path = excerpt("mlc", "multijail/MultiJail.csv")  # MultiJail's first 80 prompts
+    rows = read_multijail(path.read_text(encoding="utf-8"))
+    assert len(rows) == 80 and all(r[g] for r in rows for g in LANGS)
+    cfg = load(Path("config/papers/mlc.yaml"), "tiny")
     from repro.papers.mlc.model import load_tokenizer
 
     tok = load_tokenizer("local")

@@ -127,8 +127,7 @@ def rlvr(tmp_path_factory) -> Path:
     cd["eval"] = {"n_samples": 4, "ks": [1, 4], "n_problems": 24, "batch_size": 4,
                   "checkpoint_every": 2}  # one problem per sampling call: 24 calls
     (d / "rove.yaml").write_text(yaml.safe_dump(cfg))
-    run(["repro.core.rlvr.data", "--config", "rove.yaml", "--scale", "tiny", "--mirror",
-         str(d / "no-mirror"), "--out", "data"], d)
+    run(["repro.core.rlvr.data", "--config", "rove.yaml", "--scale", "tiny", "--out", "data"], d)
     return d
 
 

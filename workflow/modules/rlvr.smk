@@ -84,8 +84,9 @@ for task, T in TASKS.items():
         name:
             f"{T['prefix']}fetch"
         input:
-            code=[*T["fetch_code"], *P.job],
+            code=[*T["fetch_code"], *core("fetch"), *P.job],
             config=P.config,
+            excerpts=P.excerpts,
         output:
             train=f"{T['data']}/train.jsonl",
             test=f"{T['data']}/test.jsonl",
@@ -106,7 +107,7 @@ for task, T in TASKS.items():
             f"{LABEL}: fetch {T['fetch_what']} (scale {P.scale})"
         shell:
             "python -m {params.module}"
-            " --config {input.config} --scale {params.scale} --mirror {params.mirror}"
+            " --config {input.config} --scale {params.scale} --mirror={params.mirror:q}"
             " --out {params.out} 2> {log}"
 
     rule:

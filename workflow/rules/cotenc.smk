@@ -29,8 +29,9 @@ wildcard_constraints:
 
 rule fetch:
     input:
-        code=[*P.src("data", "problems", "settings"), *P.job],
+        code=[*P.src("data", "problems", "settings"), *core("fetch"), *P.job],
         config=P.config,
+        excerpts=P.excerpts,
     output:
         data=f"{P.data}/data.json",
         source=f"{P.data}/source.json",
@@ -49,7 +50,7 @@ rule fetch:
         "cotenc: problems, planted-strategy CoTs and steer questions (scale {params.scale})"
     shell:
         "python -m repro.papers.cotenc.data --config {input.config} --scale {params.scale}"
-        " --mirror {params.mirror} --out {output.data} 2> {log}"
+        " --mirror={params.mirror:q} --out {output.data} 2> {log}"
 
 
 rule generate:

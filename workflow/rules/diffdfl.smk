@@ -38,8 +38,9 @@ wildcard_constraints:
 
 rule fetch:
     input:
-        code=[*P.src("data"), *P.job],
+        code=[*P.src("data"), *core("fetch"), *P.job],
         config=P.config,
+        excerpts=P.excerpts,
     output:
         data=f"{P.data}/{{task}}.npz",
         source=f"{P.data}/{{task}}_source.json",
@@ -57,7 +58,7 @@ rule fetch:
         "Diffusion-DFL: {wildcards.task} data (scale {params.scale})"
     shell:
         "python -m repro.papers.diffdfl.data --config {input.config} --scale {params.scale}"
-        " --task {wildcards.task} --mirror {params.mirror} --out {output.data} 2> {log}"
+        " --task {wildcards.task} --mirror={params.mirror:q} --out {output.data} 2> {log}"
 
 
 rule train:

@@ -45,7 +45,7 @@ rule fetch:
         "Hadamard DP: covariance descriptors of {params.source} images (scale {params.scale})"
     shell:
         "python -m repro.papers.hadamard_dp.data --config {input.config}"
-        " --scale {params.scale} --mirror {params.mirror} --out {output.descriptors} 2> {log}"
+        " --scale {params.scale} --mirror={params.mirror:q} --out {output.descriptors} 2> {log}"
 
 
 rule grid:

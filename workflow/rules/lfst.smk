@@ -89,7 +89,7 @@ rule prepare:
         "LFST: the {wildcards.condition} condition's clips"
     shell:
         "python -m repro.papers.lfst.data prepare --config {input.config} --scale {params.scale}"
-        " --condition {wildcards.condition} {params.synth} --mirror {params.mirror}"
+        " --condition {wildcards.condition} {params.synth} --mirror={params.mirror:q}"
         " --out {output.data} 2> {log}"
 
 

@@ -73,8 +73,9 @@ if OFFICIAL:
 
 rule db:
     input:
-        code=[*P.src("data", "tasks"), *P.job],
+        code=[*P.src("data", "tasks"), *core("fetch"), *P.job],
         config=P.config,
+        excerpts=P.excerpts,
     output:
         dump=f"{P.data}/db/{{db}}.dump",
     log:
@@ -91,7 +92,7 @@ rule db:
         "mcpmark: template database {wildcards.db}"
     shell:
         "python -m repro.papers.mcpmark.data db --config {input.config} --scale {params.scale}"
-        " --name {wildcards.db} --mirror {params.mirror} --out {output.dump} 2> {log}"
+        " --name {wildcards.db} --mirror={params.mirror:q} --out {output.dump} 2> {log}"
 
 
 rule templates:

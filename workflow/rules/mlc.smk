@@ -32,8 +32,9 @@ wildcard_constraints:
 
 rule fetch:
     input:
-        code=[*P.src("data"), *MODEL_CODE],
+        code=[*P.src("data"), *core("fetch"), *MODEL_CODE],
         config=P.config,
+        excerpts=P.excerpts,
     output:
         data=f"{P.data}/data.json",
         source=f"{P.data}/source.json",
@@ -53,7 +54,7 @@ rule fetch:
         "mlc: MultiJail split by prompt, English refusals, retain and benign sets (scale {params.scale})"
     shell:
         "python -m repro.papers.mlc.data --config {input.config} --scale {params.scale}"
-        " --mirror {params.mirror} --out {output.data} 2> {log}"
+        " --mirror={params.mirror:q} --out {output.data} 2> {log}"
 
 
 rule train:

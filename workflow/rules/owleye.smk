@@ -53,7 +53,7 @@ rule fetch:
         "OWLEYE: the {wildcards.domain} graph and its anomalies (scale {params.scale})"
     shell:
         "python -m repro.papers.owleye.data fetch --config {input.config} --scale {params.scale}"
-        " --domain {wildcards.domain} --mirror {params.mirror} --out {output.graph}"
+        " --domain {wildcards.domain} --mirror={params.mirror:q} --out {output.graph}"
         " --source {output.source} 2> {log}"
 
 

@@ -57,7 +57,7 @@ rule fetch:
         " (scale {params.scale})"
     shell:
         "python -m repro.papers.reap.data --config {input.config} --scale {params.scale}"
-        " --mirror {params.mirror} --out {params.out} 2> {log}"
+        " --mirror={params.mirror:q} --out {params.out} 2> {log}"
 
 
 rule train:

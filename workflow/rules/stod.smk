@@ -49,7 +49,7 @@ rule fetch:
         "STOD: {wildcards.dataset} images (scale {params.scale})"
     shell:
         "python -m repro.papers.stod.data --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.dataset} --mirror {params.mirror} --out {output.data}"
+        " --dataset {wildcards.dataset} --mirror={params.mirror:q} --out {output.data}"
         " --source {output.source} 2> {log}"
 
 

@@ -41,7 +41,7 @@ rule fetch:
         "Transformers-as-students: fetch images ({params.scale}: digits, or MNIST at full)"
     shell:
         "python -m repro.papers.tstudent.digits --stage fetch --config {input.config}"
-        " --scale {params.scale} --mirror {params.mirror} --out {output.images} 2> {log}"
+        " --scale {params.scale} --mirror={params.mirror:q} --out {output.images} 2> {log}"
 
 
 rule cnn:

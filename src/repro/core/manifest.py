@@ -56,7 +56,7 @@ from typing import Any
 from repro.core.io import write_json
 
 MANIFEST_DIR = Path("config/manifests")
-ORIGINS = ("mirror", "package", "download", "hub", "manual", "stdlib")
+ORIGINS = ("mirror", "package", "download", "hub", "manual", "stdlib", "excerpt")
 MEASURED = ("size", "sha256", "md5", "rows", "columns", "lines")
 TEXT_SUFFIXES = (".csv", ".txt", ".data", ".inter", ".jsonl", ".tsv")
 BLOCK = 1 << 20
@@ -246,6 +246,9 @@ class Manifest:
             return (f"{cached}rerun the fetch to download it again from {source}; if the "
                     "upstream file changed, check it and record it with `python -m "
                     f"repro.core.manifest write {self.paper} {key} <path>`")
+        if origin == "excerpt":
+            return (f"restore the committed excerpt (git checkout -- {where}), or, if it was "
+                    f"changed on purpose, {record}")
         if origin == "hub":
             return (f"check the dataset revision ({source}) and the copy in the mirror; "
                     f"{record}")
@@ -381,19 +384,25 @@ class Manifest:
         write_json(self.path, {"paper": self.paper, "files": self.files})
 
     # ---------------------------------------------------------------- this machine
-    def locate(self, key: str, mirror: Path) -> Path | None:
+    def locate(self, key: str, mirror: Path | None) -> Path | None:
         """Where entry `key` lives on this machine (None: only fetched at run time, or a
-        standard library of another Python version)."""
+        standard library of another Python version); a download's copy in the data mirror
+        where one is given."""
         e = self.files[key]
         origin = e.get("origin")
-        if origin == "mirror":
+        if origin in ("mirror", "download") and mirror is not None and (mirror / key).exists():
             return mirror / key
+        if origin == "mirror":
+            return None
         if origin == "package":
             return package_file(e["module"], e["member"])
         if origin == "stdlib":
             return stdlib_root() if key == stdlib_key() else None
         if origin == "download" and e.get("cache"):
             return Path(e["cache"])
+        if origin == "excerpt":  # committed beside the paper's code (repro.core.fetch.excerpt)
+            return (Path(__file__).resolve().parents[1] / "papers" / self.paper / "excerpts"
+                    / key.removeprefix("excerpt/"))
         return None
 
 
@@ -408,7 +417,7 @@ def papers_with_manifests(root: str | Path = ".") -> list[str]:
     return sorted(p.stem for p in (Path(root) / MANIFEST_DIR).glob("*.json"))
 
 
-def check_machine(papers: list[str], mirror: Path, root: str | Path = "."
+def check_machine(papers: list[str], mirror: Path | None, root: str | Path = "."
                   ) -> tuple[list[str], list[str]]:
     """Verify every entry whose file is present on this machine; (checked, skipped) keys."""
     checked, skipped = [], []
@@ -441,12 +450,14 @@ def main(argv: list[str] | None = None) -> None:
     w.add_argument("--stdlib", action="store_true", help="record this interpreter's stdlib")
     w.add_argument("--origin", choices=ORIGINS)
     w.add_argument("--source")
+    w.add_argument("--url", help="where the file is downloaded from (repro.core.fetch)")
     w.add_argument("--scales", help="comma-separated")
     w.add_argument("--md5", action="store_true", help="also record the md5")
     w.add_argument("--root", default=".")
     c = sub.add_parser("check", help="verify every entry present on this machine")
     c.add_argument("papers", nargs="*")
-    c.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    c.add_argument("--mirror", type=Path, default=None,
+                   help="an offline copy of the data (data_mirror) to check too")
     c.add_argument("--root", default=".")
     a = ap.parse_args(argv)
     if a.cmd == "write":
@@ -458,7 +469,7 @@ def main(argv: list[str] | None = None) -> None:
             key, src = a.key, a.path
         else:
             raise SystemExit("write needs <key> <path>, or --stdlib")
-        e = m.record(key, src, origin=a.origin, source=a.source,
+        e = m.record(key, src, origin=a.origin, source=a.source, url=a.url,
                      scales=a.scales.split(",") if a.scales else None,
                      hashes=("md5",) if a.md5 else ())
         m.save()

@@ -162,12 +162,23 @@ class Paper:
     data: str
     logs: str
     mirror: str
+    """the optional offline copy of the public data (`data_mirror`; empty: none)"""
     gpu: int
     """1 at full (rules that may use a GPU ask for one), 0 below"""
     env: str = "../../environment.yml"
     """conda env for --use-conda, relative to workflow/rules/"""
     job: list[str] = field(default_factory=list)
     """the core modules every job imports"""
+
+    @property
+    def excerpts(self) -> list[str]:
+        """At tiny, the committed data excerpts the paper's fetch reads (src/repro/papers/<id>/
+        excerpts/, repro.core.fetch): fetch inputs, so an edited excerpt reruns it."""
+        if self.scale != "tiny":
+            return []
+        root = Path(f"src/repro/papers/{self.id}/excerpts")
+        return sorted(str(p) for p in root.rglob("*")
+                      if p.is_file() and p.suffix != ".md" and p.name != "LICENSE")
 
     @property
     def bench(self) -> str:
@@ -250,7 +261,7 @@ def paper(config: dict[str, Any]) -> Paper:
         out=f"{config['results_dir']}/{scale}/{pid}",
         data=f"{config['data_dir']}/{pid}/{scale}",
         logs=f"{config['logs_dir']}/{scale}/{pid}",
-        mirror=config["data_mirror"],
+        mirror=config.get("data_mirror") or "",
         gpu=1 if scale == "full" else 0,
         job=core("config", "io", "seeding", "progress"),
     )

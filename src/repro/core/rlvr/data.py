@@ -1,12 +1,12 @@
 """Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
 
     python -m repro.core.rlvr.data --config config/papers/<paper>.yaml --scale small \
-        --mirror ../shared/data --out data/<paper>/small
+        [--mirror DIR] --out data/<paper>/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
-  on the HF hub (TinyZero's split), or of `<mirror>/countdown/train.parquet` when present;
-  test = the paper's fixed test set, read from the mirror (`<mirror>/<test_file>`), else
-  downloaded from `test_url`, else rebuilt as TinyZero's test slice of the hub dataset.
+  on the HF hub (TinyZero's split), or of the optional data mirror's `countdown/train.parquet`;
+  test = the paper's fixed test set, downloaded from `test_url` (repro.core.fetch: cache, data
+  mirror, URL), else rebuilt as TinyZero's test slice of the hub dataset.
   Test problems are removed from train by key.
 - `source: generator` (tiny/small): a seeded TinyZero-style generator with small numbers that a
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
@@ -18,14 +18,13 @@ before use; a mismatch stops the job with one line and nothing is written.
 
 from __future__ import annotations
 
-import io
 import json
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from repro.core.config import job_parser, load_settings, typed
+from repro.core.fetch import mirror_arg
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.rlvr.countdown import Problem, generate_problems
@@ -51,8 +50,8 @@ class CountdownData:
     hub_dataset: str = ""  # hub: the HF dataset of train problems
     hub_revision: str | None = None  # hub: its revision (None: the default branch)
     hub_train_size: int = 0  # hub: train = the first this many rows (minus test problems)
-    test_file: str = ""  # hub: the test set's parquet, relative to the data mirror
-    test_url: str = ""  # hub: where to download the test set when the mirror lacks it
+    test_file: str = ""  # hub: the test set's manifest key (its path in a data mirror)
+    test_url: str = ""  # hub: where the test set is downloaded from
     train_file: str = "countdown/train.parquet"  # hub: an offline copy of the rows (mirror)
 
 
@@ -131,35 +130,28 @@ def _hub_parquet(name: str, rev: str | None) -> Any:
 
 
 def _hub(
-    cfg: CountdownData, mirror: Path, manifest: Manifest
+    cfg: CountdownData, mirror: Path | None, manifest: Manifest, cache: Path
 ) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
     import pandas as pd
 
+    from repro.core.fetch import obtain
+    from repro.core.manifest import DataError
+
     n_train = cfg.hub_train_size
     src: dict[str, Any] = {"source": "hub", "train": f"{cfg.hub_dataset}[:{n_train}]"}
-    test_file, train_file = mirror / cfg.test_file, mirror / cfg.train_file
+    train_file = (mirror or Path("<data_mirror>")) / cfg.train_file
     rows = None
-    if test_file.exists():
-        manifest.verify(cfg.test_file, test_file)
-        test = _frame_to_problems(pd.read_parquet(test_file))
-        src["test"] = f"mirror:{test_file}"
-    else:
-        try:
-            with urllib.request.urlopen(cfg.test_url, timeout=60) as resp:  # noqa: S310
-                raw = resp.read()
-        except Exception:  # noqa: BLE001 - fall back to the hub slice below
-            raw = None
-        if raw is not None:
-            manifest.verify_bytes(cfg.test_file, raw, cfg.test_url)
-            test = _frame_to_problems(pd.read_parquet(io.BytesIO(raw)))
-            src["test"] = cfg.test_url
-        else:
-            log.info("test set not in the mirror nor downloadable; using the hub test slice")
-            rows = _hub_rows(cfg, train_file)
-            manifest.verify_frame(cfg.hub_dataset, rows, f"hub:{cfg.hub_dataset}")
-            test = _frame_to_problems(rows.iloc[n_train : n_train + cfg.n_test])
-            src["test"] = f"{cfg.hub_dataset}[{n_train}:{n_train + cfg.n_test}]"
-    if rows is None and train_file.exists():  # an offline copy of the hub dataset's rows
+    try:
+        path, src["test"] = obtain(manifest, cfg.test_file, cfg.test_url, mirror=mirror,
+                                   cache=cache)
+        test = _frame_to_problems(pd.read_parquet(path))
+    except DataError as e:  # unreachable: TinyZero's own test slice of the hub rows
+        log.info("%s; using the hub test slice instead", e)
+        rows = _hub_rows(cfg, train_file)
+        manifest.verify_frame(cfg.hub_dataset, rows, f"hub:{cfg.hub_dataset}")
+        test = _frame_to_problems(rows.iloc[n_train : n_train + cfg.n_test])
+        src["test"] = f"{cfg.hub_dataset}[{n_train}:{n_train + cfg.n_test}]"
+    if rows is None and mirror is not None and train_file.exists():  # offline rows
         manifest.verify(cfg.train_file, train_file)
         rows = pd.read_parquet(train_file)
         src["train"] = f"mirror:{train_file}[:{n_train}]"
@@ -173,7 +165,7 @@ def _hub(
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0])
-    ap.add_argument("--mirror", default="../shared/data")
+    mirror_arg(ap)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)
     cfg = typed(CountdownData, settings["countdown"]["data"], "countdown.data")
@@ -183,7 +175,8 @@ def main(argv: list[str] | None = None) -> None:
     elif cfg.source == "hub":
         from repro.core.manifest import Manifest  # the generator (tiny/small) reads no file
 
-        train, test, src = _hub(cfg, Path(args.mirror), Manifest.for_config(args.config))
+        train, test, src = _hub(cfg, args.mirror, Manifest.for_config(args.config),
+                                Path(args.out) / "raw")
     else:
         raise SystemExit(f"countdown.data.source {cfg.source!r} is not one of generator, hub")
     out = Path(args.out)

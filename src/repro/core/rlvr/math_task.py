@@ -1,22 +1,23 @@
 """The math task (DeepScaleR-style RLVR): problems, prompts, the reward, answer forms.
 
     python -m repro.core.rlvr.math_task --config config/papers/<paper>.yaml --scale full \
-        --mirror ../shared/data --out data/<paper>/full/math
+        [--mirror DIR] --out data/<paper>/full/math
 
 writes `train.jsonl`, `test.jsonl` and `source.json` (last) under `--out`.
 
 Data, as verl-based math recipes read it:
 - train (`data.train.source: deepscaler`): agentica-org/DeepScaleR-Preview-Dataset (40k
-  problems), read from `<mirror>/deepscaler/train.parquet` when present (verl format or the hub
-  columns), else from the HF hub via `datasets` (imported lazily; full extra); otherwise one error
-  line says what to do. `source: benchmark` (tiny/small only) takes the first problems of a
-  benchmark file instead, so the code path runs offline.
-- `source: file`: a verl-format parquet `file` read like the benchmarks (mirror, else
-  `benchmark_url`), e.g. a paper's own training file (DAPO-Math-17k).
+  problems), read from the optional data mirror's `deepscaler/train.parquet` when present (verl
+  format or the hub columns), else from the HF hub via `datasets` (imported lazily; full extra);
+  otherwise one error line says what to do. `source: benchmark` (tiny/small only) takes the
+  first problems of a benchmark file instead, so the code path runs offline.
+- `source: file`: a verl-format parquet `file` read like the benchmarks, e.g. a paper's own
+  training file (DAPO-Math-17k).
 - test: the official verl-format benchmark files (AIME 2024, AIME 2025, HMMT 2025, ...; `prompt`
-  = chat list, `reward_model.ground_truth`), read from `<mirror>/math-eval/` or downloaded from
-  `benchmark_url`. The files repeat each problem (x256, x64, x5) for the official vLLM sampling;
-  we dedupe and draw `eval.n_samples` per problem ourselves.
+  = chat list, `reward_model.ground_truth`), downloaded from `benchmark_url` (repro.core.fetch:
+  cache, optional data mirror, URL; tiny reads committed excerpts of them). The files repeat
+  each problem (x256, x64, x5) for the official vLLM sampling; we dedupe and draw
+  `eval.n_samples` per problem ourselves.
 - every file (mirror copy or download) and the hub rows are checked against the paper's data
   manifest (`config/manifests/<paper>.json`, repro.core.manifest) before they are read: a
   missing, truncated or substituted file stops the job with one line, and nothing is written.
@@ -39,10 +40,8 @@ record which checker ran.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import urllib.request
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings, typed
+from repro.core.fetch import mirror_arg
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
@@ -293,37 +293,24 @@ class MathTask:
 
 
 def _benchmark(
-    name: str, fname: str, cfg: MathData, mirror: Path, manifest: Manifest
+    name: str, fname: str, cfg: MathData, fetch_from: Fetch
 ) -> tuple[list[MathProblem], str]:
-    """The problems of the verl-format file `fname` (the mirror's copy, else downloaded),
-    checked against the data manifest (key `<benchmark_dir>/<fname>`) before they are read."""
+    """The problems of the verl-format file `fname` (key `<benchmark_dir>/<fname>` of the data
+    manifest): at tiny its committed excerpt, above it the file from its URL (or the cache or
+    the optional data mirror), checked before it is read."""
     import pandas as pd
 
-    key = f"{cfg.benchmark_dir}/{fname}"
-    local = mirror / key
-    if local.exists():
-        manifest.verify(key, local)
-        return frame_to_problems(pd.read_parquet(local), name), f"mirror:{local}"
-    url = f"{cfg.benchmark_url}/{fname}"
-    try:
-        with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
-            raw = resp.read()
-    except Exception as e:  # noqa: BLE001 - network errors come in many types
-        raise SystemExit(
-            f"math benchmark {name}: {local} missing and {url} unreachable "
-            f"({e.__class__.__name__}); copy {fname} into {local.parent}"
-        ) from None
-    manifest.verify_bytes(key, raw, url)
-    return frame_to_problems(pd.read_parquet(io.BytesIO(raw)), name), url
+    path, where = fetch_from(f"{cfg.benchmark_dir}/{fname}", f"{cfg.benchmark_url}/{fname}")
+    return frame_to_problems(pd.read_parquet(path), name), where
 
 
 def _deepscaler(
-    cfg: MathData, mirror: Path, manifest: Manifest
+    cfg: MathData, mirror: Path | None, manifest: Manifest
 ) -> tuple[list[MathProblem], str]:
     import pandas as pd
 
-    local = mirror / cfg.train_file
-    if local.exists():
+    local = (mirror or Path("<data_mirror>")) / cfg.train_file
+    if mirror is not None and local.exists():
         manifest.verify(cfg.train_file, local)
         return frame_to_problems(pd.read_parquet(local), "deepscaler"), f"mirror:{local}"
     name, rev = cfg.hub_dataset, cfg.hub_revision
@@ -345,16 +332,30 @@ def _deepscaler(
     return frame_to_problems(df, "deepscaler"), f"hub:{name}"
 
 
+class Fetch:
+    """Key + URL -> (path, where): repro.core.fetch.data_file at this job's scale."""
+
+    def __init__(self, manifest: Manifest, scale: str, mirror: Path | None, cache: Path):
+        self.manifest, self.scale, self.mirror, self.cache = manifest, scale, mirror, cache
+
+    def __call__(self, key: str, url: str) -> tuple[Path, str]:
+        from repro.core.fetch import data_file
+
+        return data_file(self.manifest, key, self.scale, mirror=self.mirror, cache=self.cache,
+                         url=url)
+
+
 def fetch(
-    cfg: MathData, mirror: Path, manifest: Manifest
+    cfg: MathData, mirror: Path | None, manifest: Manifest, scale: str, cache: Path
 ) -> tuple[list[MathProblem], list[MathProblem], dict[str, Any]]:
     """(train, test, source) from the typed `math.data` block; every file is checked against
     `manifest` (the paper's, repro.core.manifest) before it is read."""
+    fetch_from = Fetch(manifest, scale, mirror, cache)
     src: dict[str, Any] = {"checker": CHECKER}
     test: list[MathProblem] = []
     tests: dict[str, str] = {}
     for name in cfg.test:
-        probs, where = _benchmark(name, cfg.benchmarks[name], cfg, mirror, manifest)
+        probs, where = _benchmark(name, cfg.benchmarks[name], cfg, fetch_from)
         test += probs[: cfg.n_test] if cfg.n_test else probs
         tests[name] = where
     src["test"] = tests
@@ -362,12 +363,10 @@ def fetch(
     if tr.source == "deepscaler":
         train, src["train"] = _deepscaler(cfg, mirror, manifest)
     elif tr.source == "benchmark":  # tiny/small: offline stand-in for DeepScaleR
-        train, where = _benchmark(
-            tr.benchmark, cfg.benchmarks[tr.benchmark], cfg, mirror, manifest
-        )
+        train, where = _benchmark(tr.benchmark, cfg.benchmarks[tr.benchmark], cfg, fetch_from)
         src["train"] = f"{where} (stand-in, not DeepScaleR)"
     elif tr.source == "file":  # a verl-format file beside the benchmarks
-        train, src["train"] = _benchmark("train", tr.file, cfg, mirror, manifest)
+        train, src["train"] = _benchmark("train", tr.file, cfg, fetch_from)
     else:
         raise SystemExit(
             f"math.data.train.source {tr.source!r} is not deepscaler, benchmark, file"
@@ -381,7 +380,7 @@ def fetch(
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("Fetch the math problems (DeepScaleR, benchmarks)")
-    ap.add_argument("--mirror", default="../shared/data")
+    mirror_arg(ap)
     args = ap.parse_args(argv)
     math = load_settings(args.config, args.scale)["math"]
     if not math.get("enabled"):
@@ -389,8 +388,9 @@ def main(argv: list[str] | None = None) -> None:
     from repro.core.manifest import Manifest
 
     cfg = typed(MathData, math["data"], "math.data")
-    train, test, src = fetch(cfg, Path(args.mirror), Manifest.for_config(args.config))
     out = Path(args.out)
+    train, test, src = fetch(cfg, args.mirror, Manifest.for_config(args.config), args.scale,
+                             out / "raw")
     src.update(n_train=len(train), n_test=len(test))
     write_text(out / "train.jsonl", "".join(json.dumps(p.to_json()) + "\n" for p in train))
     write_text(out / "test.jsonl", "".join(json.dumps(p.to_json()) + "\n" for p in test))

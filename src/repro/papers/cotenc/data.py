@@ -1,11 +1,12 @@
 """cotenc data: problems with planted-strategy CoTs, and the questions the reasoner answers.
 
     python -m repro.papers.cotenc.data --config config/papers/cotenc.yaml --scale small \\
-        --mirror ../shared/data --out data/cotenc/small/data.json
+        --out data/cotenc/small/data.json
 
-- Templated CoTs (problems.py): Countdown problems from the data mirror's
-  `countdown/test.parquet` (the TinyZero set, checked against config/manifests/cotenc.json; at
-  full, downloaded from ROVER's repository when the mirror has none), generated arithmetic
+- Templated CoTs (problems.py): Countdown problems from ROVER's `countdown/test.parquet` (the
+  TinyZero set, downloaded from ROVER's repository at a pinned commit, or read from the optional
+  data mirror; at tiny a committed excerpt; checked against config/manifests/cotenc.json),
+  generated arithmetic
   expressions and height-ordering puzzles, each written by the simulated reasoner under
   planted strategies.
 - Steer questions: generated single-digit additions and two-person orderings below full; the
@@ -16,20 +17,19 @@
 from __future__ import annotations
 
 import io
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.io import atomic_path, write_json
+from repro.core.fetch import data_file, mirror_arg
+from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.cotenc import problems as P
 from repro.papers.cotenc.settings import Settings, load
 
 CONFIG = Path("config/papers/cotenc.yaml")
 COUNTDOWN = "countdown/test.parquet"
-COUNTDOWN_URL = "https://github.com/yuxiaooye/ROVER/raw/main/Countdown/data/test.parquet"
 BENCHMARKS = {
     "gpqa_diamond": ("Idavidrein/gpqa", "gpqa_diamond", "train"),
     "mmlu_redux": ("edinburgh-dawg/mmlu-redux-2.0", None, "test"),
@@ -38,29 +38,13 @@ BENCHMARKS = {
 LETTERS = "ABCDEFGHIJ"
 
 
-def countdown_file(mirror: Path, raw: Path, scale: str) -> tuple[Path, str]:
-    """The Countdown test parquet, checked against the manifest: the mirror's copy, else (full
-    only) a download from ROVER's repository."""
+def countdown_file(url: str, mirror: Path | None, raw: Path, scale: str) -> tuple[Path, str]:
+    """ROVER's Countdown test parquet, checked against the manifest: at tiny the committed
+    excerpt, above it the file from its URL (or the cache, or the optional data mirror)."""
     from repro.core.manifest import Manifest
 
-    manifest = Manifest.for_config(CONFIG)
-    local = mirror / COUNTDOWN
-    if local.exists():
-        manifest.verify(COUNTDOWN, local)
-        return local, f"mirror {local}"
-    if scale != "full":
-        raise SystemExit(f"{local} not found: point --mirror at the data mirror (it holds "
-                         f"{COUNTDOWN}), or run at full to download it")
-    cached = raw / "countdown_test.parquet"
-    if not cached.exists():
-        with urllib.request.urlopen(COUNTDOWN_URL, timeout=60) as r:
-            body = r.read()
-        manifest.verify_bytes(COUNTDOWN, body, COUNTDOWN_URL)
-        raw.mkdir(parents=True, exist_ok=True)
-        with atomic_path(cached) as tmp:
-            tmp.write_bytes(body)
-    manifest.verify(COUNTDOWN, cached)
-    return cached, f"download {COUNTDOWN_URL}"
+    return data_file(Manifest.for_config(CONFIG), COUNTDOWN, scale, mirror=mirror, cache=raw,
+                     url=url)
 
 
 def read_countdown(path: Path) -> list[tuple[list[int], int]]:
@@ -114,7 +98,7 @@ def build(cfg: Settings, mirror: Path, raw: Path, scale: str) -> tuple[dict, dic
     source: dict = {"families": {}}
     for fam in d.families:
         if fam == "countdown":
-            path, where = countdown_file(mirror, raw, scale)
+            path, where = countdown_file(d.countdown_url, mirror, raw, scale)
             made += P.countdown_problems(read_countdown(path), d.n_templated, rng)
             source["families"][fam] = where
         elif fam == "arithmetic":
@@ -146,7 +130,7 @@ def build(cfg: Settings, mirror: Path, raw: Path, scale: str) -> tuple[dict, dic
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("cotenc data: planted-strategy CoTs and steer questions", log=True)
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     log = get_logger("cotenc.data", a.log)

@@ -41,6 +41,8 @@ class Data:
     """questions per steer family (0: all of a benchmark)"""
     benchmarks: list[str] = field(default_factory=list)
     n_benchmark: int = 0
+    countdown_url: str = ""
+    """ROVER's Countdown test set (countdown/test.parquet), at a pinned commit"""
 
 
 @dataclass

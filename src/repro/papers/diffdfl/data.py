@@ -2,23 +2,23 @@
 features, one npz per task.
 
     python -m repro.papers.diffdfl.data --config config/papers/diffdfl.yaml --scale small \
-        --mirror ../shared/data --out data/diffdfl/small/power.npz
+        --out data/diffdfl/small/power.npz
 
 Synthetic: drawn from the paper's generator (official `generate_data_multi_dim`: every
 coordinate of y is a two-mode mixture, independent of x), once, from `synthetic.data_seed`.
 Power: the two PJM hourly load/temperature files the official repository ships
-(`power_sched/pjm_load_data_*.txt`), read from `<mirror>/pjm/` when present, else downloaded
-from the official repository; either copy is checked against config/manifests/diffdfl.json
-before it is read. Features as the official `load_data_with_features` (Donti et al. 2017):
-the previous day's 24 loads, its temperatures and their squares, the next day's temperatures
-to the third power, weekend / holiday / DST flags and the day of the year on the circle, all
-standardised; y is the next day's 24 hourly loads.
+(`power_sched/pjm_load_data_*.txt`), downloaded from it at a pinned commit (or read from the
+optional data mirror's `pjm/`; tiny reads a committed excerpt, the last 64 days of the 2012-16
+file), checked against config/manifests/diffdfl.json before it is read. Features as the
+official `load_data_with_features` (Donti et al. 2017): the previous day's 24 loads, its
+temperatures and their squares, the next day's temperatures to the third power, weekend /
+holiday / DST flags and the day of the year on the circle, all standardised; y is the next
+day's 24 hourly loads.
 """
 
 from __future__ import annotations
 
 import io
-import urllib.request
 from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import data_file, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.diffdfl.settings import PowerTask, SyntheticTask, load
 
@@ -93,34 +94,18 @@ def power_features(paths: list[Path]) -> dict[str, np.ndarray]:
     return {"x": x.astype(np.float32), "y": y.astype(np.float32)}
 
 
-def pjm_files(t: PowerTask, mirror: Path, raw: Path) -> tuple[list[Path], dict[str, Any]]:
-    """The PJM files: the mirror's copies, else downloaded from the official repository; each
-    checked against the manifest before it is read."""
+def pjm_files(t: PowerTask, scale: str, mirror: Path | None, raw: Path
+              ) -> tuple[list[Path], dict[str, Any]]:
+    """The PJM files: at tiny the committed excerpt, above it the official repository's files
+    (pinned URL, the cache or the optional data mirror), each checked before it is read."""
     from repro.core.manifest import Manifest
 
     manifest = Manifest.for_config(CONFIG)
     paths, provider = [], {}
     for name in t.files:
-        key, local = f"pjm/{name}", mirror / "pjm" / name
-        if not local.exists():
-            local = raw / name
-            if not local.exists():
-                url = t.url.rstrip("/") + "/" + name
-                try:
-                    with urllib.request.urlopen(url, timeout=60) as r:
-                        body = r.read()
-                except OSError as e:
-                    raise SystemExit(f"could not download {url} ({e}); put {name} under "
-                                     f"{mirror / 'pjm'} (the data mirror) and rerun") from None
-                manifest.verify_bytes(key, body, url)
-                raw.mkdir(parents=True, exist_ok=True)
-                with atomic_path(local) as tmp:
-                    tmp.write_bytes(body)
-            provider[name] = "download " + t.url
-        else:
-            provider[name] = f"mirror {local}"
-        manifest.verify(key, local)
-        paths.append(local)
+        path, provider[name] = data_file(manifest, f"pjm/{name}", scale, mirror=mirror,
+                                         cache=raw, url=f"{t.url.rstrip('/')}/{name}")
+        paths.append(path)
     return paths, provider
 
 
@@ -131,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     global CONFIG
     ap = job_parser("diffdfl data: the synthetic draws or the PJM features")
     ap.add_argument("--task", required=True, choices=["synthetic", "power"])
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     a = ap.parse_args(argv)
     CONFIG = a.config
     cfg = load(a.config, a.scale)
@@ -140,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
         source = {"task": "synthetic", "source": "generator (the paper's, official "
                   "generate_data_multi_dim)", "data_seed": cfg.synthetic.data_seed}
     else:
-        paths, provider = pjm_files(cfg.power, a.mirror, a.out.parent / "raw")
+        paths, provider = pjm_files(cfg.power, a.scale, a.mirror, a.out.parent / "raw")
         arrays = power_features(paths)
         if cfg.power.max_days:
             arrays = {k: v[-cfg.power.max_days:] for k, v in arrays.items()}

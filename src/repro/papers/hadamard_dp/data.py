@@ -1,7 +1,7 @@
 """Real-data inputs: covariance descriptors of images on SPD(5) (the paper's OCTMNIST case).
 
     python -m repro.papers.hadamard_dp.data --config config/papers/hadamard_dp.yaml \\
-        --scale small --mirror ../shared/data --out data/hadamard_dp/small/descriptors.npz
+        --scale small --out data/hadamard_dp/small/descriptors.npz
 
 Writes descriptors.npz (X: (N, 5, 5), y: labels) and source.json beside it.
 
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.papers.hadamard_dp.settings import MedmnistConfig, RealConfig, load
@@ -141,8 +142,9 @@ def fetch(real: RealConfig, mirror: Path, out: Path, manifest: Manifest) -> dict
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     a = ap.parse_args(argv)
+    a.mirror = a.mirror or NO_MIRROR  # no data mirror configured: never found
     cfg = load(a.config, a.scale)
     log = get_logger("hadamard_dp.data", a.log)
     from repro.core.manifest import Manifest

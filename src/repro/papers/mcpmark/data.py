@@ -1,14 +1,15 @@
 """mcpmark initial states: the template databases and the filesystem templates.
 
     python -m repro.papers.mcpmark.data db --config config/papers/mcpmark.yaml --scale small \
-        --name chinook --mirror ../shared/data --out data/mcpmark/small/db/chinook.sql
+        --name chinook --out data/mcpmark/small/db/chinook.sql
     python -m repro.papers.mcpmark.data templates --config ... --scale small \
         --out data/mcpmark/small/fs
     python -m repro.papers.mcpmark.data suite --config ... --scale full \
         --out data/mcpmark/full/suite
 
-Databases: below full, Chinook's plain-SQL dump from the offline mirror (the dump MCPMark's
-chinook.backup was made from: neondatabase's postgres-sample-dbs), checked against
+Databases: below full, Chinook's plain-SQL dump (the dump MCPMark's chinook.backup was made
+from: neondatabase's postgres-sample-dbs, downloaded at a pinned commit or read from the
+optional data mirror; tiny restores a committed excerpt of it), checked against
 config/manifests/mcpmark.json. At full, every database the benchmark restores, downloaded from
 the benchmark's own storage (storage.mcpmark.ai/postgres/<db>.backup, pg_restore custom format,
 made with PostgreSQL 17: set REPRO_PG_BINDIR to a 17 server's binaries), or a plain dump where
@@ -23,7 +24,6 @@ meta.json and their data) from the repository's tarball at the pinned commit.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import os
 import shutil
@@ -35,6 +35,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from repro.core.fetch import mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import job_footer
 from repro.papers.mcpmark.settings import Database, Suite, load
@@ -45,34 +46,22 @@ def needed_categories(task_names: list[str], services: list[str]) -> list[str]:
     return sorted({t.category for t in select(task_names, services) if t.service == "filesystem"})
 
 
-def fetch_db(name: str, db: Database, mirror: Path, out: Path, config: Path) -> dict:
+def fetch_db(name: str, db: Database, scale: str, mirror: Path | None, out: Path,
+             config: Path) -> dict:
+    """A template database's dump into `out`: at tiny the committed Chinook excerpt, above it
+    the configured URL (or the download cache, or the optional data mirror), checked against
+    the manifest (key `<name>/<file>`) before it is copied into place."""
+    from repro.core.fetch import data_file
     from repro.core.manifest import Manifest
 
     manifest = Manifest.for_config(config)
     key = f"{name}/{db.file}"
-    if db.mirror and (mirror / db.mirror).exists():
-        src, origin = mirror / db.mirror, "mirror"
-        facts = manifest.verify(key, src)
-        with atomic_path(out) as tmp:
-            shutil.copyfile(src, tmp)
-    elif db.url:
-        origin = "download"
-        print(f"mcpmark: downloading {db.url}", file=sys.stderr, flush=True)
-        with atomic_path(out) as tmp:
-            with urllib.request.urlopen(db.url, timeout=600) as r, open(tmp, "wb") as f:
-                shutil.copyfileobj(r, f, 1 << 20)
-            if db.gzip:
-                raw = tmp.with_suffix(".gz")
-                tmp.rename(raw)
-                with gzip.open(raw) as g, open(tmp, "wb") as f:
-                    shutil.copyfileobj(g, f, 1 << 20)
-                raw.unlink()
-            facts = manifest.verify(key, tmp, where=db.url)
-        src = db.url
-    else:
-        raise SystemExit(f"mcpmark: database {name}: not in the mirror ({mirror / str(db.mirror)})"
-                         " and no url configured")
-    return {"database": name, "origin": origin, "source": str(src), **facts}
+    src, where = data_file(manifest, key, scale, mirror=mirror, cache=out.parent / "raw",
+                           url=db.url)
+    with atomic_path(out) as tmp:
+        shutil.copyfile(src, tmp)
+    facts = manifest.verify(f"excerpt/{key}" if scale == "tiny" else key, out)
+    return {"database": name, "origin": where.split()[0], "source": where, **facts}
 
 
 def download(url: str, out: Path) -> dict:
@@ -172,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p_db = sub.add_parser("db", parents=[_common()])
     p_db.add_argument("--name", required=True)
-    p_db.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(p_db)
     sub.add_parser("templates", parents=[_common()])
     sub.add_parser("suite", parents=[_common()])
     a = ap.parse_args(argv)
@@ -181,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
         if a.name not in cfg.databases:
             raise SystemExit(f"mcpmark: no database {a.name!r} in {a.config}; configured: "
                              f"{sorted(cfg.databases)}")
-        info = fetch_db(a.name, cfg.databases[a.name], a.mirror, a.out, a.config)
+        info = fetch_db(a.name, cfg.databases[a.name], a.scale, a.mirror, a.out, a.config)
         write_json(a.out.with_name(a.out.name + ".source.json"), info)
         print(f"mcpmark: {a.name} -> {a.out} ({info['origin']}, {info.get('size')} bytes)",
               file=sys.stderr)

@@ -43,11 +43,9 @@ class Agent:
 class Database:
     file: str
     """the plain-SQL dump's name under the fetched folder"""
-    mirror: str | None = None
-    """its path under the offline data mirror (../shared/data)"""
     url: str | None = None
-    """the real download (full scale)"""
-    gzip: bool = False
+    """where it is downloaded from (its manifest key, and path in a data mirror, is
+    `<name>/<file>`)"""
     sha256: str | None = None
 
 

@@ -2,10 +2,11 @@
 and the parallel benign prompts.
 
     python -m repro.papers.mlc.data --config config/papers/mlc.yaml --scale small \\
-        --mirror ../shared/data --out data/mlc/small/data.json
+        --out data/mlc/small/data.json
 
-MultiJail (DAMO-NLP-SG, 315 harmful prompts, each in en zh it vi ar ko th bn sw jv) is read
-from the data mirror, else downloaded from the official repository, and checked against
+MultiJail (DAMO-NLP-SG, 315 harmful prompts, each in en zh it vi ar ko th bn sw jv) is
+downloaded from the official repository at a pinned commit (or read from the optional data
+mirror; tiny reads a committed excerpt of its first 80 prompts) and checked against
 config/manifests/mlc.json before it is read. The prompts are split by prompt id, so no test
 prompt is trained on in any language. Below full, prompts whose longest translation exceeds
 `data.max_prompt_tokens` tokens are left out before the split (Thai and Bengali take about
@@ -22,13 +23,13 @@ from __future__ import annotations
 
 import csv
 import io
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.io import atomic_path, write_json
+from repro.core.fetch import data_file, mirror_arg
+from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.mlc.benign import LANGS, PARALLEL, english_retain
 from repro.papers.mlc.settings import Settings, load
@@ -61,29 +62,15 @@ def read_multijail(text: str) -> list[dict[str, str]]:
     return out
 
 
-def multijail(cfg: Settings, mirror: Path, raw: Path) -> tuple[list[dict[str, str]], str]:
-    """MultiJail's rows and where they came from (mirror, else the official URL)."""
+def multijail(cfg: Settings, scale: str, mirror: Path | None, raw: Path
+              ) -> tuple[list[dict[str, str]], str]:
+    """MultiJail's rows and where they came from: at tiny the committed excerpt, above it the
+    official file (its pinned URL, the cache or the optional data mirror), checked first."""
     from repro.core.manifest import Manifest
 
-    manifest = Manifest.for_config(CONFIG)
-    local = mirror / KEY
-    if local.exists():
-        manifest.verify(KEY, local)
-        return read_multijail(local.read_text(encoding="utf-8")), f"mirror {local}"
-    cached = raw / "MultiJail.csv"
-    if not cached.exists():
-        try:
-            with urllib.request.urlopen(cfg.data.url, timeout=60) as r:
-                body = r.read()
-        except OSError as e:
-            raise SystemExit(f"could not download {cfg.data.url} ({e}); put MultiJail.csv "
-                             f"under {mirror / 'multijail'} (the data mirror) and rerun") from None
-        manifest.verify_bytes(KEY, body, cfg.data.url)
-        raw.mkdir(parents=True, exist_ok=True)
-        with atomic_path(cached) as tmp:
-            tmp.write_bytes(body)
-    manifest.verify(KEY, cached)
-    return read_multijail(cached.read_text(encoding="utf-8")), f"download {cfg.data.url}"
+    path, where = data_file(Manifest.for_config(CONFIG), KEY, scale, mirror=mirror, cache=raw,
+                            url=cfg.data.url)
+    return read_multijail(path.read_text(encoding="utf-8")), where
 
 
 def retain_prompts(cfg: Settings) -> tuple[list[str], str]:
@@ -125,11 +112,11 @@ def split(rows: list[dict], cfg: Settings, n_tokens) -> tuple[list[dict], list[d
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("mlc data: MultiJail split, English refusals, retain and benign sets",
                     log=True)
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
     log = get_logger("mlc.data", a.log)
-    rows, provider = multijail(cfg, a.mirror, a.out.parent / "raw")
+    rows, provider = multijail(cfg, a.scale, a.mirror, a.out.parent / "raw")
     from repro.papers.mlc import model
 
     device = model.job_device(a.scale, cfg.data.seed)

@@ -2,7 +2,7 @@
 job aligns every domain's features to the shared space.
 
     python -m repro.papers.owleye.data fetch --config config/papers/owleye.yaml --scale small \
-        --domain wine --mirror ../shared/data --out data/owleye/small/graphs/wine.npz \
+        --domain wine --out data/owleye/small/graphs/wine.npz \
         --source data/owleye/small/graphs/wine.json
     python -m repro.papers.owleye.data align --config config/papers/owleye.yaml --scale small \
         --graphs data/owleye/small/graphs/*.npz --out data/owleye/small/aligned.npz \
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.owleye.settings import Settings, all_domains, load, source_of
 
@@ -180,11 +181,12 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser("owleye: build one domain's graph (fetch) or align every domain (align)")
     ap.add_argument("step", choices=["fetch", "align"])
     ap.add_argument("--domain", help="fetch: the domain")
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     ap.add_argument("--source", type=Path, help="fetch: where the graph came from (json)")
     ap.add_argument("--graphs", nargs="+", type=Path, help="align: every domain's graph")
     ap.add_argument("--info", type=Path, help="align: the normalisation's factors (json)")
     args = ap.parse_args(argv)
+    args.mirror = args.mirror or NO_MIRROR  # no data mirror configured: never found
     cfg = load(args.config, args.scale)
     if args.step == "fetch":
         if args.domain not in all_domains(cfg) or args.source is None:

@@ -19,7 +19,7 @@ source.json, not refused (the corpus is the running interpreter's by definition)
 calibration rows must have the columns the code reads.
 
     python -m repro.papers.reap.data --config config/papers/reap.yaml --scale small \
-        --mirror ../shared/data --out data/reap/small
+        --out data/reap/small
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.core.tokenizers import ByteTokenizer
@@ -314,8 +315,9 @@ def fetch_hub_model(model: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
-    ap.add_argument("--mirror", default="../shared/data", type=Path)
+    mirror_arg(ap)
     a = ap.parse_args(argv)
+    a.mirror = a.mirror or NO_MIRROR  # no data mirror configured: never found
     cfg = load(a.config, a.scale)
     from repro.core.manifest import Manifest
 

