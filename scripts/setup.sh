@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Set up .venv with the `repro` package, Snakemake and the test tools, at the exact versions of
-# the committed lock (requirements.lock, sha256-checked; refresh it with scripts/lock.sh).
-# Idempotent: a rerun that finds .venv matching the lock only checks (well under a second).
-# Works on a fresh Debian with Python 3.11 (installs python3-venv if missing).
+# Set up everything the default scale and the test suite need, where missing:
+#   - Debian's packages for the system programs the papers and tests run
+#     (scripts/lib/system_packages.sh): espeak-ng, graphviz, tesseract-ocr + tesseract-ocr-eng,
+#     fonts-urw-base35, postgresql, nodejs + npm, chromium (and python3.X-venv for .venv), all
+#     that are missing in one `apt-get update && apt-get install -y`: as root directly, else
+#     with sudo. With neither it installs nothing with apt-get, prints the command that would,
+#     and goes on: the tests that need a missing program skip, saying so.
+#     REPRO_SETUP_APT=0 leaves apt alone the same way (say, on a cluster's login node).
+#   - .venv with the `repro` package, Snakemake and the test tools, at the exact versions of
+#     the committed lock (requirements.lock, sha256-checked; refresh it with scripts/lock.sh);
+#   - MCPMark's MCP servers (scripts/lib/mcp_servers.sh): npm ci in tools/mcp, and the
+#     postgres-mcp venv tools/mcp/postgres-venv from tools/mcp/postgres.lock.
+# Idempotent: a rerun that finds everything in place only checks (under a second). It says
+# in one line what it did; pip's, npm's and apt's chatter is kept out, their errors are not.
+# Works on a fresh Debian 12 with its Python 3.11, which the lock is for ($PYTHON, else python3).
 #
 # The lock's torch is the CPU build (on these machines from /opt/wheels; elsewhere add
 # PIP_FIND_LINKS=https://download.pytorch.org/whl/torch/). A GPU box chooses its own torch:
@@ -14,13 +25,70 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 LOCK=requirements.lock
+# shellcheck source=scripts/lib/system_packages.sh
+source scripts/lib/system_packages.sh
+# shellcheck source=scripts/lib/mcp_servers.sh
+source scripts/lib/mcp_servers.sh
 
+join() {  # SEPARATOR WORD...: the words joined by SEPARATOR
+  local sep=$1 out=$2 w
+  shift 2
+  for w in "$@"; do out+="$sep$w"; done
+  echo "$out"
+}
+
+quiet_pip() {  # pip, less two warnings: one per location pip.conf names that does not exist
+  # (hundreds here), and older pips' one per sdist it builds the legacy way (Debian 12's 23.0)
+  "$@" 2> >(grep -v -e "^WARNING: Location '" -e "^ *DEPRECATION: .* legacy 'setup.py install'" >&2)
+}
+
+# ---------------------------------------------------------------- Debian's packages, in one go
+system_check
+venv_pkg=""
+if [ ! -x .venv/bin/python ]; then
+  if ! command -v "$PY" >/dev/null; then
+    SYSTEM_MISSING+=(python3 python3-venv)
+  elif ! "$PY" -c 'import ensurepip' 2>/dev/null; then  # Debian's python3 without its venv
+    venv_pkg=$("$PY" -c 'import sys; print("python3.%d-venv" % sys.version_info[1])')
+    SYSTEM_MISSING+=("$venv_pkg")
+  fi
+fi
+if [ ${#SYSTEM_MISSING[@]} -eq 0 ]; then
+  system="system: ${SYSTEM_PACKAGES[*]} present"
+else
+  rc=0
+  if [ "${REPRO_SETUP_APT:-1}" = 0 ]; then
+    SYSTEM_WHY="REPRO_SETUP_APT=0"
+    rc=2
+  else
+    system_install "${SYSTEM_MISSING[@]}" || rc=$?
+    [ "$rc" != 1 ] || { echo "setup: apt-get install ${SYSTEM_MISSING[*]} failed" >&2; exit 1; }
+  fi
+  if [ "$rc" = 0 ]; then
+    system="apt installed ${SYSTEM_MISSING[*]}"
+    system_check
+    if [ ${#SYSTEM_MISSING[@]} -gt 0 ]; then
+      echo "setup: still missing after apt-get: ${SYSTEM_MISSING[*]}" >&2
+      system="$system (still missing: ${SYSTEM_MISSING[*]})"
+    fi
+  else
+    skips=$(system_skips "${SYSTEM_MISSING[@]}")
+    [ -z "$skips" ] || skips=" Until then these skip, saying why: $skips."
+    {
+      echo "setup: installed nothing with apt-get ($SYSTEM_WHY); the missing packages install with"
+      echo "    sudo apt-get update && sudo apt-get install -y ${SYSTEM_MISSING[*]}"
+      echo "(as root: the same without sudo); then run bash scripts/setup.sh again.$skips"
+    } >&2
+    system="system: missing ${SYSTEM_MISSING[*]} ($SYSTEM_WHY; see above)"
+  fi
+fi
+
+# ------------------------------------------------------------------------- .venv, from the lock
 if [ ! -x .venv/bin/python ]; then
   if ! "$PY" -m venv .venv 2>/dev/null; then
     rm -rf .venv
-    echo "setup: python3 -m venv failed; installing python3-venv with apt-get" >&2
-    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
-    "$PY" -m venv .venv
+    echo "setup: $PY -m venv failed${venv_pkg:+ (Debian: apt-get install $venv_pkg)}" >&2
+    exit 1
   fi
 fi
 check=(.venv/bin/python src/repro/core/lockfile.py check "$LOCK" --editable .)
@@ -29,28 +97,45 @@ if [ -n "${TORCH_SPEC:-}" ]; then
   check+=(--ignore torch)
 fi
 if "${check[@]}" -q && "${nodeps[@]}" -q; then
-  state="already matched the lock"
+  venv=".venv matched the lock"
 else
   if [ -n "${TORCH_SPEC:-}" ]; then
     reqs=$(mktemp)
     trap 'rm -f "$reqs"' EXIT
     .venv/bin/python src/repro/core/lockfile.py without "$LOCK" torch >"$reqs"
-    .venv/bin/pip install -q --require-hashes -r "$reqs"
+    quiet_pip .venv/bin/pip install -q --require-hashes -r "$reqs"
   else
-    .venv/bin/pip install -q --require-hashes -r "$LOCK"
+    quiet_pip .venv/bin/pip install -q --require-hashes -r "$LOCK"
   fi
   # exact pins whose declared dependencies cannot join the lock (requirements-nodeps.lock says why)
-  .venv/bin/pip install -q --no-deps --require-hashes -r requirements-nodeps.lock
+  quiet_pip .venv/bin/pip install -q --no-deps --require-hashes -r requirements-nodeps.lock
   # the package itself, editable, without touching the locked dependencies; setuptools is in the
   # lock, so no isolated build environment is fetched
-  .venv/bin/pip install -q --no-deps --no-build-isolation -e .
-  state="installed from the lock"
+  quiet_pip .venv/bin/pip install -q --no-deps --no-build-isolation -e .
+  venv="installed .venv from the lock"
+  recheck=1
 fi
 if [ -n "${TORCH_SPEC:-}" ]; then
   # a no-op when it is installed already; may move torch's own dependencies off the lock
-  .venv/bin/pip install -q "$TORCH_SPEC"
-  state="$state, torch from TORCH_SPEC"
+  quiet_pip .venv/bin/pip install -q "$TORCH_SPEC"
+  venv="$venv, torch from TORCH_SPEC"
+  recheck=1
 fi
-"${check[@]}" || echo "setup: note: .venv differs from $LOCK as listed (provenance records it)" >&2
-echo "setup: ok, $state ($(.venv/bin/python -c 'from importlib.metadata import version as v
-print("torch", v("torch"), "snakemake", v("snakemake"))'))"
+if [ -n "${recheck:-}" ]; then
+  "${check[@]}" || echo "setup: note: .venv differs from $LOCK as listed (provenance records it)" >&2
+fi
+venv="$venv ($(.venv/bin/python -c 'from importlib.metadata import version as v
+print("torch", v("torch") + ", snakemake", v("snakemake"))'))"
+
+# -------------------------------------------------------------------------- the MCP servers
+mcp_setup
+if [ ${#MCP_DID[@]} -gt 0 ]; then
+  mcp=$(join "; " "${MCP_DID[@]}")
+else
+  mcp="mcp servers present ($(join ", " "${MCP_HAVE[@]}"))"
+fi
+if [ ${#MCP_MISSING[@]} -gt 0 ]; then
+  mcp="$mcp; not installed: ${MCP_MISSING[*]}"
+fi
+
+echo "setup: ok: $venv; $system; $mcp"

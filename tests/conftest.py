@@ -14,11 +14,17 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from repro.core.workflow import registered_papers
-
 REPO = Path(__file__).resolve().parents[1]
+# The suite reads nothing outside the repository and its temporary directories: no data mirror
+# is configured (config.yaml's default), tiny reads committed excerpts (repro.core.fetch), and
+# every process the suite starts refuses to open anything under the sibling `shared/` folder of
+# our own machines (repro.core.guard; users never have it). Set before `repro` is imported.
+SIBLING = REPO.parent / "shared"
+os.environ.setdefault("REPRO_FORBID_READS", str(SIBLING.resolve()))
+
+from repro.core.workflow import registered_papers  # noqa: E402 - after the guard's variable
+
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-MIRROR = (REPO.parent / "shared" / "data").resolve()
 PAPERS = registered_papers(REPO)
 
 # One BLAS / OpenMP thread per process the suite starts: two xdist workers each run Snakemake with
@@ -37,7 +43,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("REPRO_MACHINE_SLURM_CONF", os.environ.get("SLURM_CONF", ""))
 MACHINE_SLURM_CONF = os.environ["REPRO_MACHINE_SLURM_CONF"] or None
 os.environ["SLURM_CONF"] = os.devnull
-# MCPMark's MCP servers are installed (scripts/mcp_servers.sh) in this checkout's tools/mcp,
+# MCPMark's MCP servers are installed (scripts/setup.sh) in this checkout's tools/mcp,
 # which the repo copies the DAG tests run in do not carry (it is ignored).
 os.environ.setdefault("REPRO_MCP_TOOLS", str(REPO / "tools" / "mcp"))
 
@@ -127,7 +133,7 @@ def snakemake(workdir: Path, *args: str, check: bool = True, scale: str = "tiny"
               ) -> subprocess.CompletedProcess:
     """Run snakemake in `workdir`; `slurm=True` for a run that submits to SLURM (it gets the
     machine's slurm.conf)."""
-    overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
+    overrides = {"scale": scale, **config}
     cmd = [SNAKEMAKE, *args, "--config", *(f"{k}={v}" for k, v in overrides.items())]
     env = {**(slurm_env() if slurm else os.environ), "PYTHONHASHSEED": "0"}
     if warm:
@@ -151,7 +157,7 @@ def plan(workdir: Path, target: str, scale: str = "tiny", forceall: bool = False
 
     if target.startswith("paper_"):
         config.setdefault("papers", target.removeprefix("paper_"))
-    overrides = {"scale": scale, "data_mirror": str(MIRROR), **config}
+    overrides = {"scale": scale, **config}
     try:
         jobs = dag_plan(workdir, target, overrides, forceall)
     except PlanError as err:
@@ -406,3 +412,112 @@ def pytest_terminal_summary(terminalreporter, config):
           f"the mean paper, at the same speed-up): "
           f"{(shared + PLANNED_PAPERS * mean) / speedup:.0f} s")
 
+
+
+# ==================================================================================================
+# System programs. A test that runs one of Debian's programs skips where it is missing, naming it
+# and the fix, instead of failing: `needs_programs(NAME, ...)` is a skipif mark (a test's
+# decorator, or a module's `pytestmark`); NAME is a key of SYSTEM_PROGRAMS. Each paper's finished
+# tiny run (the tiny_<id> fixtures, so also tiny_run(id) and the all-papers tests) skips the same
+# way where the paper's PAPER_PROGRAMS are missing (the loop at the end redefines those papers'
+# tiny_<id>, which the loop above defined). scripts/setup.sh installs them all.
+# --------------------------------------------------------------------------------------------------
+
+
+def _font(family: str) -> bool:
+    """fontconfig resolves `family` to itself, not a fallback (as flowgen's render.py checks)."""
+    if shutil.which("fc-match") is None:
+        return False
+    out = subprocess.run(["fc-match", "-f", "%{family}", family], capture_output=True, text=True)
+    return family.lower() in out.stdout.lower()
+
+
+def _tesseract_eng() -> bool:
+    if shutil.which("tesseract") is None:
+        return False
+    out = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True)
+    return "eng" in out.stdout.split()
+
+
+def _mcp(entry: str) -> bool:
+    from repro.papers.mcpmark import servers
+
+    try:
+        getattr(servers, entry)()
+    except servers.ServerMissing:
+        return False
+    return entry != "filesystem_entry" or shutil.which("node") is not None
+
+
+def _postgres() -> bool:
+    from repro.papers.mcpmark.postgres import PostgresError, bindir
+
+    try:
+        bindir()
+    except PostgresError:
+        return False
+    return True
+
+
+# name -> (what the message calls it, whether it is there)
+SYSTEM_PROGRAMS = {
+    "espeak-ng": ("espeak-ng (Debian's espeak-ng)", lambda: bool(shutil.which("espeak-ng"))),
+    "graphviz": ("graphviz's dot (Debian's graphviz)", lambda: bool(shutil.which("dot"))),
+    "tesseract-ocr-eng": ("tesseract with English data (Debian's tesseract-ocr, "
+                          "tesseract-ocr-eng)", _tesseract_eng),
+    "fonts-urw-base35": ("the font Z003 (Debian's fonts-urw-base35)", lambda: _font("Z003")),
+    "postgresql": ("a PostgreSQL server (Debian's postgresql)", _postgres),
+    "server-filesystem": ("MCPMark's filesystem MCP server (node, npm ci in tools/mcp)",
+                          lambda: _mcp("filesystem_entry")),
+    "postgres-mcp": ("MCPMark's postgres-mcp (tools/mcp/postgres-venv)",
+                     lambda: _mcp("postgres_entry")),
+    "chromium": ("Chromium (Debian's chromium)",
+                 lambda: bool(os.environ.get("REPRO_CHROMIUM") or shutil.which("chromium")
+                              or shutil.which("chromium-browser"))),
+}
+PAPER_PROGRAMS = {
+    "lfst": ("espeak-ng",),
+    "pspm": ("espeak-ng",),
+    "flowgen": ("graphviz", "tesseract-ocr-eng", "fonts-urw-base35"),
+    "mcpmark": ("postgresql", "server-filesystem", "postgres-mcp"),
+}
+_FOUND: dict[str, bool] = {}
+
+
+def missing_programs(*names: str) -> list[str]:
+    """Of `names` (SYSTEM_PROGRAMS keys), those missing here (checked once per process)."""
+    for name in names:
+        if name not in _FOUND:
+            _FOUND[name] = SYSTEM_PROGRAMS[name][1]()
+    return [name for name in names if not _FOUND[name]]
+
+
+def missing_reason(missing: list[str]) -> str:
+    what = ", ".join(SYSTEM_PROGRAMS[name][0] for name in missing)
+    one = len(missing) == 1
+    return (f"needs {what}, which {'is' if one else 'are'} missing: `bash scripts/setup.sh` "
+            f"installs {'it' if one else 'them'} (as root or with sudo)")
+
+
+def needs_programs(*names: str) -> pytest.MarkDecorator:
+    """Skip where any of `names` is missing, saying which and that setup.sh installs it."""
+    missing = missing_programs(*names)
+    return pytest.mark.skipif(bool(missing), reason=missing_reason(missing) if missing else "")
+
+
+def _tiny_dag_needing(pid: str, names: tuple[str, ...]):
+    """tiny_<pid>, skipping (every test that asks for it) where the paper's programs are missing."""
+
+    @pytest.fixture(scope="session")
+    def fixture(tmp_path_factory) -> Path:
+        missing = missing_programs(*names)
+        if missing:
+            pytest.skip(f"paper {pid}'s tiny run {missing_reason(missing)}")
+        return finished_tiny_dag(tmp_path_factory, pid)
+
+    return fixture
+
+
+for _pid, _names in PAPER_PROGRAMS.items():
+    if _pid in PAPERS:
+        globals()[f"tiny_{_pid}"] = _tiny_dag_needing(_pid, _names)

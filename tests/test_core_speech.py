@@ -3,15 +3,13 @@ say, synthesis is deterministic, and the telephone and noise channels meet their
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
+from conftest import needs_programs
 
 from repro.core import speech
 
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed (scripts/speech.sh)")
+needs_espeak = needs_programs("espeak-ng")
 SR = 16000
 TEXT = "The quick brown fox jumps over the lazy dog near the river bank."
 

@@ -180,7 +180,7 @@ def _ratings(n: int, header: bool) -> bytes:
 def _vaecf_fetch(mirror: Path, out: Path) -> None:
     from repro.papers.vaecf.fetch import main
 
-    main(["--config", str(REPO / "config/papers/vaecf.yaml"), "--scale", "tiny",
+    main(["--config", str(REPO / "config/papers/vaecf.yaml"), "--scale", "small",
           "--dataset", "ml-100k", "--mirror", str(mirror), "--out", str(out)])
 
 

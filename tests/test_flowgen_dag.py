@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import REPO, planned_jobs, snakemake
+from conftest import REPO, needs_programs, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -78,6 +78,7 @@ def test_a_config_with_an_unknown_renderer_is_refused_before_any_job(tmp_path):
     assert not (root / "data/flowgen").exists() and not (root / "results").exists()
 
 
+@needs_programs("graphviz", "tesseract-ocr-eng", "fonts-urw-base35")
 def test_reading_resumes_after_sigterm(tmp_path):
     d = tmp_path
     (d / "config/papers").mkdir(parents=True)

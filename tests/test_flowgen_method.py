@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import REPO as REPO_ROOT
+from conftest import needs_programs
 
 from repro.papers.flowgen.check import check_chart, dot_triples
 from repro.papers.flowgen.mllm import read_triples
@@ -79,7 +80,9 @@ def test_triples_round_trip_through_the_graphviz_source(level):
             {tuple(t) for t in ch["triples"]}
 
 
-@pytest.mark.parametrize("renderer", ["graphviz", "matplotlib"])
+@pytest.mark.parametrize("renderer", [
+    pytest.param("graphviz", marks=needs_programs("graphviz", "fonts-urw-base35")),
+    pytest.param("matplotlib", marks=needs_programs("fonts-urw-base35"))])
 def test_renderer_layouts_show_the_controls(renderer):
     ch = _chart("hard", 1)
     recs = []
@@ -94,6 +97,7 @@ def test_renderer_layouts_show_the_controls(renderer):
     assert len(recs[0]["layout"]["clusters"]) == len(ch["groups"]) == 2
 
 
+@needs_programs("graphviz")
 def test_scanned_style_moves_the_boxes_with_the_page():
     ch = _chart("medium", 2)
     clean, lay_c = render(ch, "graphviz", "clean", seed=0, level="hard")
@@ -165,6 +169,7 @@ def test_branched_arrows_decode_to_one_edge_per_head():
     assert [(s["node"], t["node"]) for s, t in heuristic_pairs(plain)] == [(5, 4)]
 
 
+@needs_programs("graphviz", "tesseract-ocr-eng")
 def test_ocr_parser_reads_a_clean_easy_chart():
     ch = _chart("easy", 0, seed=7)
     img, _ = render(ch, "graphviz", "clean", seed=0, level="easy")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, copy_finished, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, copy_finished, copy_repo, edit, needs_programs, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -129,6 +129,7 @@ def ld(tmp_path_factory):
     return d, job
 
 
+@needs_programs("espeak-ng")  # ld synthesises the corpus
 def test_training_resumes_after_sigterm(ld):
     d, job = ld
     args = ["repro.papers.lfst.train", *job, "--method", "lfst", "--condition", "clean",

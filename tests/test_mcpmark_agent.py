@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MIRROR, REPO
+from conftest import REPO
 
+from repro.core.fetch import excerpt
 from repro.core.llm import ChatClient, local_endpoint
 from repro.papers.mcpmark import tasks
 from repro.papers.mcpmark.agent import ChatPolicy, Limits, OraclePolicy, run_episode
@@ -67,7 +68,7 @@ SOLUTION = _call("execute_sql", sql=(
 def pg():
     from repro.papers.mcpmark.postgres import cluster
 
-    with cluster({"chinook": MIRROR / "chinook" / "chinook.sql"}) as c:
+    with cluster({"chinook": excerpt("mcpmark", "chinook/chinook.sql")}) as c:
         yield c
 
 
@@ -135,7 +136,7 @@ def test_an_api_key_is_written_nowhere(tmp_path, monkeypatch, pg):
         monkeypatch.setenv("REPRO_LLM_BASE_URL", url)
         monkeypatch.setenv("REPRO_LLM_API_KEY", secret)
         dump = tmp_path / "chinook.dump"
-        dump.write_bytes((MIRROR / "chinook" / "chinook.sql").read_bytes())
+        dump.write_bytes((excerpt("mcpmark", "chinook/chinook.sql")).read_bytes())
         run.main(["--config", str(path), "--scale", "tiny", "--agent", "api-model",
                   "--service", "postgres", "--run", "1", "--db", str(dump), "--out", str(out)])
     doc = json.loads(out.read_text())

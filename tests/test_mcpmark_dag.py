@@ -13,7 +13,15 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-from conftest import MIRROR, REPO, copy_finished, copy_repo, edit, planned_jobs, snakemake
+from conftest import (
+    REPO,
+    copy_finished,
+    copy_repo,
+    edit,
+    needs_programs,
+    planned_jobs,
+    snakemake,
+)
 
 from repro.core.claims import load_claims
 
@@ -117,6 +125,7 @@ def test_an_edit_reruns_exactly_what_depends_on_it(tiny_mcpmark, tmp_path, path,
     assert planned_jobs(root, "paper_mcpmark") == want
 
 
+@needs_programs("server-filesystem")
 def test_a_stopped_run_resumes_after_its_last_finished_task(tmp_path):
     """SIGTERM once the first of four tasks is done: the job saves the finished tasks and exits
     143; the rerun does only the rest, and the records match an uninterrupted run's."""
@@ -160,4 +169,3 @@ def test_a_stopped_run_resumes_after_its_last_finished_task(tmp_path):
                 for r in json.loads(p.read_text())["records"]]
     assert outcome(stopped) == outcome(whole) and len(outcome(whole)) == 4
     assert all(ok for _, ok, _, _ in outcome(whole))
-    assert MIRROR.exists()

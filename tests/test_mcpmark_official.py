@@ -135,8 +135,7 @@ def test_a_task_without_a_template_on_the_server_starts_from_an_empty_database(t
 
     if MISSING["postgres"]:
         pytest.skip(MISSING["postgres"])
-    from conftest import MIRROR
-
+    from repro.core.fetch import excerpt
     from repro.papers.mcpmark.agent import Limits, NullPolicy
     from repro.papers.mcpmark.harness import run_task
     from repro.papers.mcpmark.postgres import cluster
@@ -145,7 +144,7 @@ def test_a_task_without_a_template_on_the_server_starts_from_an_empty_database(t
     security = _official_task(root, "security", "audit", {})  # no database named security
     chinook_null = _official_task(root, "chinook", "blank", {"template_db": None})
     assert security.template_db == "security" and chinook_null.template_db is None
-    with cluster({"chinook": MIRROR / "chinook" / "chinook.sql"}) as pg:
+    with cluster({"chinook": excerpt("mcpmark", "chinook/chinook.sql")}) as pg:
         assert pg.templates == {"chinook"}
         for task in (security, chinook_null):
             rec, _ = run_task(task, lambda t, s: NullPolicy(), Limits(max_turns=3), pg=pg)

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import MIRROR
 
+from repro.core.fetch import excerpt
 from repro.papers.mcpmark import servers, tasks, templates
 from repro.papers.mcpmark.agent import Limits, NullPolicy, OraclePolicy
 from repro.papers.mcpmark.harness import run_task
@@ -64,7 +64,7 @@ def pg():
     if MISSING["postgres"]:
         yield None
         return
-    with cluster({"chinook": MIRROR / "chinook" / "chinook.sql"}) as c:
+    with cluster({"chinook": excerpt("mcpmark", "chinook/chinook.sql")}) as c:
         yield c
 
 

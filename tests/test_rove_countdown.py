@@ -168,8 +168,8 @@ def test_full_data_reads_the_mirror_test_set_and_keeps_train_disjoint(tmp_path, 
     manifest.record("countdown/test.parquet", mirror / "countdown" / "test.parquet",
                     origin="mirror")
     manifest.files["x/y"] = {"origin": "hub", "requires_columns": ["nums", "target"]}
-    train_, test, src = data_mod._hub(cfg, mirror, manifest)
-    assert [p.target for p in test] == [6, 15] and src["test"].startswith("mirror:")
+    train_, test, src = data_mod._hub(cfg, mirror, manifest, tmp_path / "cache")
+    assert [p.target for p in test] == [6, 15] and src["test"].startswith("mirror ")
     assert [p.nums for p in train_] == [(7, 8, 9), (1, 1, 1)]  # (3,2,1)->6 is a test problem
 
 
@@ -194,7 +194,7 @@ def test_unreachable_hub_names_the_real_mirror_path(tmp_path, monkeypatch):
     manifest.record("countdown/test.parquet", mirror / "countdown" / "test.parquet",
                     origin="mirror")
     with pytest.raises(SystemExit) as err:
-        data_mod._hub(cfg, mirror, manifest)
+        data_mod._hub(cfg, mirror, manifest, tmp_path / "cache")
     msg = str(err.value)
     assert str((mirror / "countdown" / "train.parquet").resolve()) in msg and "<" not in msg
 

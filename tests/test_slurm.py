@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import (
-    MIRROR,
     REPO,
     SNAKEMAKE,
     copy_repo,
@@ -206,8 +205,7 @@ def test_a_requeued_job_resumes_where_it_stopped(slurm_cluster, tmp_path):
     env = {**slurm_env(), "PYTHONHASHSEED": "0", "REPRO_CHECKPOINT_MINUTES": "0.002"}
     env.pop("REPRO_WARMSTART", None)  # cold, as SLURM jobs are
     cmd = [SNAKEMAKE, target, "--workflow-profile", str(root / PROFILE), *HARNESS,
-           *fitted_resources(root / PROFILE), "--config", "scale=tiny", f"data_mirror={MIRROR}",
-           "papers=stackelberg"]
+           *fitted_resources(root / PROFILE), "--config", "scale=tiny", "papers=stackelberg"]
     log_path = tmp_path / "snakemake.log"
     with open(log_path, "w") as log_file:
         p = subprocess.Popen(cmd, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT)

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import PAPERS, REPO, copy_finished, copy_repo, planned_jobs, snakemake
+from conftest import PAPERS, REPO, copy_finished, copy_repo, needs_programs, planned_jobs, snakemake
 
 from repro.core.claims import load_claims
 
@@ -114,12 +114,11 @@ DECODE_IMAGES = """async () => {
 }"""
 
 
+@needs_programs("chromium")  # checked before html_report runs `snakemake all --report`
 def test_report_renders_in_headless_chromium(html_report, tmp_path):
     """Open the report as a reader would: every paper's section and ledger are there, every
     image loads, no script error; a screenshot of each paper's claims figure is kept."""
     exe = _chromium()
-    if exe is None:
-        pytest.skip("no Chromium (Debian: apt-get install chromium; .ci/run installs it)")
     sync_api = pytest.importorskip("playwright.sync_api")
     errors: list[str] = []
     with sync_api.sync_playwright() as p:

@@ -1,6 +1,6 @@
-"""VAE-CF's whole DAG at tiny scale (ML-100k through the real fetch: grouplens, else the mirror,
-else the recbole wheel on PyPI), its outputs, the full-scale plan (ML-20M / Netflix / MSD x
-variants x 5 seeds, GPU runs), and edit plans."""
+"""VAE-CF's whole DAG at tiny scale (ML-100k's stand-in from the seeded generator: nothing is
+downloaded), its outputs, the full-scale plan (ML-20M / Netflix / MSD x variants x 5 seeds, GPU
+runs), and edit plans."""
 
 from __future__ import annotations
 
@@ -114,7 +114,9 @@ def test_tiny_dag_outputs(tiny_vaecf):
     for name in ("ablation", "grids", "selection", "activity", "proximity", "data"):
         assert len(pd.read_csv(out / f"tables/{name}.csv")) > 0, name
     src = json.loads((tiny_vaecf / "data/vaecf/tiny/ml-100k/source.json").read_text())
-    assert src["rows"] == 100_000
+    assert src["source"] == "generator" and src["parameters"] == s["generator"]
+    assert src["rows"] == len(pd.read_parquet(tiny_vaecf / "data/vaecf/tiny/ml-100k/"
+                                              "interactions.parquet"))
     assert pd.read_csv(out / "tables/data.csv")["source"].iloc[0] == src["source"]
     run = json.loads((out / "runs/ml-100k/masking/seed0/run.json").read_text())
     assert run["variant"] == "masking" and run["curve"] and len(run["per_user"]["ndcg@100"]) == \

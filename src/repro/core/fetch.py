@@ -31,8 +31,10 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from repro.core.manifest import DataError, Manifest
+if TYPE_CHECKING:  # imported where used: a manifest check is not a rule input (core.manifest)
+    from repro.core.manifest import Manifest
 
 PAPERS_DIR = Path(__file__).resolve().parents[1] / "papers"
 BLOCK = 1 << 20
@@ -50,6 +52,8 @@ def mirror_arg(ap: argparse.ArgumentParser) -> None:
 def excerpt(paper: str, key: str, manifest: Manifest | None = None) -> Path:
     """The committed tiny excerpt of data file `key`, checked against its manifest entry
     (`excerpt/<key>`): tiny runs read only files in the repository."""
+    from repro.core.manifest import Manifest
+
     path = PAPERS_DIR / paper / "excerpts" / key
     manifest = manifest or Manifest.load(paper, PAPERS_DIR.parents[2])
     manifest.verify(f"excerpt/{key}", path)
@@ -96,6 +100,8 @@ def obtain(manifest: Manifest, key: str, url: str | None = None, *, mirror: Path
     """Data file `key` of the manifest's paper as (path, where it came from): the cache, the
     mirror, else a download from `url` (default: the entry's `url`), each checked against the
     manifest. Offline, one line says which file, from where, and where to put it."""
+    from repro.core.manifest import DataError
+
     entry = manifest.entry(key)
     url = url or entry.get("url")
     cached = cache / key

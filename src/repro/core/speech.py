@@ -1,5 +1,5 @@
 """Speech synthesis for the papers that need speech (lfst, pspm): espeak-ng, the Debian package
-(`apt-get install espeak-ng`, what scripts/speech.sh does), driven through its command line, so
+(`apt-get install espeak-ng`, which scripts/setup.sh does), driven through its command line, so
 no model is downloaded. espeak-ng is a formant synthesiser: the same text, voice and prosody give
 the same samples, which keeps synthesised corpora deterministic.
 
@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 ESPEAK_RATE = 22050
-INSTALL = "apt-get install espeak-ng (scripts/speech.sh does it where missing)"
+INSTALL = "apt-get install espeak-ng (bash scripts/setup.sh does it, as root or with sudo)"
 
 
 class SpeechError(RuntimeError):

@@ -63,7 +63,7 @@ def need_tesseract() -> None:
 
     if shutil.which("tesseract") is None:
         raise RuntimeError("tesseract is not on PATH: apt-get install tesseract-ocr "
-                           "tesseract-ocr-eng (bash scripts/flowchart.sh does it)")
+                           "tesseract-ocr-eng (bash scripts/setup.sh does it)")
 
 
 def binarize(img: Image.Image) -> np.ndarray:

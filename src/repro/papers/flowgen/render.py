@@ -59,7 +59,7 @@ def need_tools() -> None:
     """Refuse early, with the fix, where Debian's graphviz is missing."""
     if shutil.which("dot") is None:
         raise RuntimeError("graphviz's `dot` is not on PATH: apt-get install graphviz "
-                           "(bash scripts/flowchart.sh does it)")
+                           "(bash scripts/setup.sh does it)")
 
 
 def font(style: str) -> str:
@@ -76,7 +76,7 @@ def _mpl_font(family: str) -> str:
     fam, path = out.split("\t", 1)
     if family.lower() not in fam.lower():
         raise RuntimeError(f"font {family!r} is not installed (fontconfig offers {fam!r}): "
-                           "apt-get install fonts-urw-base35 (bash scripts/flowchart.sh)")
+                           "apt-get install fonts-urw-base35 (bash scripts/setup.sh)")
     font_manager.fontManager.addfont(path)
     return font_manager.FontProperties(fname=path).get_name()
 

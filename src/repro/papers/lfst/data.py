@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.papers.lfst.settings import Settings, classes_of, load
@@ -138,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--condition")
     ap.add_argument("--synth", type=Path)
     ap.add_argument("--processes", type=int, default=1, help="synth: espeak-ng workers")
+    from repro.core.fetch import mirror_arg  # argument parsing only: not a rule input
     mirror_arg(ap)  # EMO-DB's zip at <mirror>/lfst/emodb.zip
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)

@@ -39,7 +39,7 @@ def bindir() -> Path:
         found = [Path(shutil.which("initdb")).parent]
     if not found or not (found[-1] / "pg_ctl").exists():
         raise PostgresError("no PostgreSQL server binaries (initdb, pg_ctl): run "
-                            "scripts/mcp_servers.sh (apt-get install postgresql) or set "
+                            "bash scripts/setup.sh (apt-get install postgresql) or set "
                             "REPRO_PG_BINDIR")
     return found[-1]
 

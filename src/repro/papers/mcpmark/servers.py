@@ -4,7 +4,7 @@ filesystem: @modelcontextprotocol/server-filesystem over the run's sandbox folde
 `npx -y @modelcontextprotocol/server-filesystem <dir>`; we run the version npm ci installed from
 tools/mcp/package-lock.json, so a rerun gets the same server). postgres: crystaldba's
 postgres-mcp in unrestricted mode with DATABASE_URI of the run's database (MCPMark: `pipx run
-postgres-mcp --access-mode=unrestricted`), from its own venv (scripts/mcp_servers.sh says why).
+postgres-mcp --access-mode=unrestricted`), from its own venv (scripts/lib/mcp_servers.sh says why).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def filesystem_entry() -> Path:
     entry = TOOLS / "node_modules" / FS_PACKAGE / "dist" / "index.js"
     if not entry.exists():
         raise ServerMissing(f"{FS_PACKAGE} is not installed under {TOOLS}: run "
-                            "bash scripts/mcp_servers.sh")
+                            "bash scripts/setup.sh")
     return entry
 
 
@@ -35,7 +35,7 @@ def postgres_entry() -> Path:
     entry = TOOLS / "postgres-venv" / "bin" / "postgres-mcp"
     if not entry.exists():
         raise ServerMissing(f"postgres-mcp is not installed under {TOOLS}: run "
-                            "bash scripts/mcp_servers.sh")
+                            "bash scripts/setup.sh")
     return entry
 
 
@@ -66,7 +66,8 @@ def filesystem(sandbox: Path):
 
     node = shutil.which("node")
     if node is None:
-        raise ServerMissing("no node on PATH (apt-get install nodejs)")
+        raise ServerMissing("no node on PATH: apt-get install nodejs (bash scripts/setup.sh "
+                            "does it)")
     # TZ=UTC: get_file_info prints times in the server's zone; the tasks speak UTC
     return StdioServerParameters(command=node, args=[str(filesystem_entry()), str(sandbox)],
                                  env={**_base_env(), "TZ": "UTC"}, cwd=str(sandbox))

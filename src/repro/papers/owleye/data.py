@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.owleye.settings import Settings, all_domains, load, source_of
 
@@ -181,6 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = job_parser("owleye: build one domain's graph (fetch) or align every domain (align)")
     ap.add_argument("step", choices=["fetch", "align"])
     ap.add_argument("--domain", help="fetch: the domain")
+    from repro.core.fetch import NO_MIRROR, mirror_arg  # argument parsing only: not a rule input
     mirror_arg(ap)
     ap.add_argument("--source", type=Path, help="fetch: where the graph came from (json)")
     ap.add_argument("--graphs", nargs="+", type=Path, help="align: every domain's graph")

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import get_logger
 from repro.core.tokenizers import ByteTokenizer
@@ -315,6 +314,7 @@ def fetch_hub_model(model: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__)
+    from repro.core.fetch import NO_MIRROR, mirror_arg  # argument parsing only: not a rule input
     mirror_arg(ap)
     a = ap.parse_args(argv)
     a.mirror = a.mirror or NO_MIRROR  # no data mirror configured: never found

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.stod.settings import DATASETS, Settings, load
 
@@ -156,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     global CONFIG
     ap = job_parser("stod data: digits, MNIST-5k (offline) or CIFAR-10/100 (full)")
     ap.add_argument("--dataset", required=True, choices=DATASETS)
+    from repro.core.fetch import NO_MIRROR, mirror_arg  # argument parsing only: not a rule input
     mirror_arg(ap)
     ap.add_argument("--source", type=Path, required=True, help="where the source facts go")
     a = ap.parse_args(argv)

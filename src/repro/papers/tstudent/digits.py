@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import NO_MIRROR, mirror_arg
 from repro.core.io import atomic_path, read_json, write_json
 from repro.core.progress import get_logger
 from repro.papers.tstudent.settings import DigitsConfig, MnistConfig, load
@@ -299,6 +298,7 @@ def _agreement(result: dict[str, Any], teacher: Any, xte: Any, W: Any, b: Any) -
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0], log=True)
     ap.add_argument("--stage", required=True, choices=["fetch", "cnn", "student"])
+    from repro.core.fetch import NO_MIRROR, mirror_arg  # argument parsing only: not a rule input
     mirror_arg(ap)
     ap.add_argument("--data", type=Path)
     ap.add_argument("--cnn", type=Path)

@@ -3,7 +3,8 @@
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`) and
 passes the typed sections down. Fields are required where the config schema requires the key;
 the optional ones default to what the code did without them (a variant's overrides: Liang et
-al.'s masking 0.5, no anchors, the shared KL schedule; `train.patience`: 0, never stop early).
+al.'s masking 0.5, no anchors, the shared KL schedule; `train.patience`: 0, never stop early;
+`generator`: none, the real data set is fetched).
 """
 
 from __future__ import annotations
@@ -45,6 +46,21 @@ class DatasetConfig:
     min_uc: int  # users with >= min_uc items
     min_sc: int  # items with >= min_sc users (0: no filter)
     n_heldout: int  # validation users = test users = n_heldout
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """Seeded explicit ratings shaped like a scaled-down ML-100k (fetch.generate_ratings): what
+    tiny reads instead of a download (ML-100k's licence forbids committing an excerpt)."""
+
+    seed: int  # numpy default_rng seed of the factors, the item choices and the ratings
+    users: int  # users (ML-100k: 943)
+    items: int  # items (ML-100k: 1,682)
+    rank: int  # dimension of the user and item factors of the low-rank rating model
+    min_ratings: int  # ratings of the least active user (ML-100k: 20)
+    mean_ratings: float  # mean ratings per user (ML-100k: 106); the excess is exponential
+    popularity: float  # Zipf exponent of item popularity (0: every item equally popular)
+    noise: float  # sd of the Gaussian noise added to a rating before rounding to 1-5
 
 
 @dataclass(frozen=True)
@@ -113,6 +129,9 @@ class Settings:
     select: dict[str, list[str]]  # reported method -> candidate variants (chosen on validation)
     proximity: ProximityConfig  # the latent-proximity analysis
     activity_buckets: int  # test users split into this many equal-count activity buckets
+    # tiny: every data set's ratings come from this seeded generator, nothing is downloaded;
+    # None (small, full): the real data set (fetch.SOURCES)
+    generator: GeneratorConfig | None = None
 
 
 def settings_of(merged: Mapping[str, Any]) -> Settings:
