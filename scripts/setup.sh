@@ -25,6 +25,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 LOCK=requirements.lock
+is311() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; }
+# the lock is for Python 3.11: where python3 is another version, take python3.11 if there is one
+if [ -z "${PYTHON:-}" ] && ! is311 python3 && command -v python3.11 >/dev/null; then
+  PY=python3.11
+fi
 # shellcheck source=scripts/lib/system_packages.sh
 source scripts/lib/system_packages.sh
 # shellcheck source=scripts/lib/mcp_servers.sh
@@ -85,6 +90,11 @@ fi
 
 # ------------------------------------------------------------------------- .venv, from the lock
 if [ ! -x .venv/bin/python ]; then
+  if command -v "$PY" >/dev/null && ! is311 "$PY"; then
+    echo "setup: $LOCK is for Python 3.11 and $PY is $("$PY" -V 2>&1); install Python 3.11 (a" \
+         "python3.11 on PATH is used) or run PYTHON=/path/to/python3.11 bash scripts/setup.sh" >&2
+    exit 1
+  fi
   if ! "$PY" -m venv .venv 2>/dev/null; then
     rm -rf .venv
     echo "setup: $PY -m venv failed${venv_pkg:+ (Debian: apt-get install $venv_pkg)}" >&2

@@ -234,13 +234,14 @@ def test_full_math_data_reads_the_authors_files_from_a_mirror(tmp_path):
     manifest = Manifest("nft", tmp_path / "manifest.json")  # what these stand-in files are
     for f in d.iterdir():
         manifest.record(f"{d.name}/{f.name}", f, origin="mirror")
-    train, test, src = mt.fetch(typed(mt.MathData, data), tmp_path, manifest)
+    train, test, src = mt.fetch(typed(mt.MathData, data), tmp_path, manifest, "full",
+                                tmp_path / "cache")
     assert [p.question for p in train] == ["train q0", "train q1"]  # aime24 q0 is held out
     assert len(test) == 3 * len(data["benchmarks"])
     assert {p.source for p in test} == set(data["test"])
-    assert src["train"].startswith("mirror:") and src["train"].endswith(data["train"]["file"])
+    assert src["train"].startswith("mirror ") and src["train"].endswith(data["train"]["file"])
     bad = typed(mt.MathData, {**data, "train": {"source": "nowhere"}})
     with pytest.raises(SystemExit, match="deepscaler, benchmark, file"):
-        mt.fetch(bad, tmp_path, manifest)
+        mt.fetch(bad, tmp_path, manifest, "full", tmp_path / "cache")
     with pytest.raises(ValueError, match="math.data: unknown key"):
         typed(mt.MathData, {**data, "benchmark_files": {}}, "math.data")

@@ -137,7 +137,8 @@ def data_file(manifest: Manifest, key: str, scale: str, *, mirror: Path | None, 
     else `obtain` (cache, data mirror, URL)."""
     if scale == "tiny":
         path = excerpt(manifest.paper, key, manifest)
-        return path, f"excerpt {path} ({manifest.entry(f'excerpt/{key}')['source']})"
+        shown = path.relative_to(PAPERS_DIR.parents[2])  # the same in every checkout
+        return path, f"excerpt {shown} ({manifest.entry(f'excerpt/{key}')['source']})"
     return obtain(manifest, key, url, mirror=mirror, cache=cache)
 
 

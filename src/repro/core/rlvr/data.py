@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from repro.core.config import job_parser, load_settings, typed
-from repro.core.fetch import mirror_arg
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 from repro.core.rlvr.countdown import Problem, generate_problems
@@ -165,6 +164,8 @@ def _hub(
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser(__doc__.splitlines()[0])
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(ap)
     args = ap.parse_args(argv)
     settings = load_settings(args.config, args.scale)

@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from repro.core.config import job_parser, load_settings, typed
-from repro.core.fetch import mirror_arg
 from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
@@ -380,6 +379,8 @@ def fetch(
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("Fetch the math problems (DeepScaleR, benchmarks)")
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(ap)
     args = ap.parse_args(argv)
     math = load_settings(args.config, args.scale)["math"]

@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import data_file, mirror_arg
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.cotenc import problems as P
@@ -41,6 +40,7 @@ LETTERS = "ABCDEFGHIJ"
 def countdown_file(url: str, mirror: Path | None, raw: Path, scale: str) -> tuple[Path, str]:
     """ROVER's Countdown test parquet, checked against the manifest: at tiny the committed
     excerpt, above it the file from its URL (or the cache, or the optional data mirror)."""
+    from repro.core.fetch import data_file
     from repro.core.manifest import Manifest
 
     return data_file(Manifest.for_config(CONFIG), COUNTDOWN, scale, mirror=mirror, cache=raw,
@@ -130,6 +130,8 @@ def build(cfg: Settings, mirror: Path, raw: Path, scale: str) -> tuple[dict, dic
 
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("cotenc data: planted-strategy CoTs and steer questions", log=True)
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(ap)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)

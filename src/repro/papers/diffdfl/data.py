@@ -27,7 +27,6 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import data_file, mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.papers.diffdfl.settings import PowerTask, SyntheticTask, load
 
@@ -98,6 +97,7 @@ def pjm_files(t: PowerTask, scale: str, mirror: Path | None, raw: Path
               ) -> tuple[list[Path], dict[str, Any]]:
     """The PJM files: at tiny the committed excerpt, above it the official repository's files
     (pinned URL, the cache or the optional data mirror), each checked before it is read."""
+    from repro.core.fetch import data_file
     from repro.core.manifest import Manifest
 
     manifest = Manifest.for_config(CONFIG)
@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
     global CONFIG
     ap = job_parser("diffdfl data: the synthetic draws or the PJM features")
     ap.add_argument("--task", required=True, choices=["synthetic", "power"])
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(ap)
     a = ap.parse_args(argv)
     CONFIG = a.config

@@ -35,7 +35,6 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from repro.core.fetch import mirror_arg
 from repro.core.io import atomic_path, write_json
 from repro.core.progress import job_footer
 from repro.papers.mcpmark.settings import Database, Suite, load
@@ -163,6 +162,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p_db = sub.add_parser("db", parents=[_common()])
     p_db.add_argument("--name", required=True)
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(p_db)
     sub.add_parser("templates", parents=[_common()])
     sub.add_parser("suite", parents=[_common()])

@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 from repro.core.config import job_parser
-from repro.core.fetch import data_file, mirror_arg
 from repro.core.io import write_json
 from repro.core.progress import get_logger
 from repro.papers.mlc.benign import LANGS, PARALLEL, english_retain
@@ -66,6 +65,7 @@ def multijail(cfg: Settings, scale: str, mirror: Path | None, raw: Path
               ) -> tuple[list[dict[str, str]], str]:
     """MultiJail's rows and where they came from: at tiny the committed excerpt, above it the
     official file (its pinned URL, the cache or the optional data mirror), checked first."""
+    from repro.core.fetch import data_file
     from repro.core.manifest import Manifest
 
     path, where = data_file(Manifest.for_config(CONFIG), KEY, scale, mirror=mirror, cache=raw,
@@ -112,6 +112,8 @@ def split(rows: list[dict], cfg: Settings, n_tokens) -> tuple[list[dict], list[d
 def main(argv: list[str] | None = None) -> None:
     ap = job_parser("mlc data: MultiJail split, English refusals, retain and benign sets",
                     log=True)
+    from repro.core.fetch import mirror_arg  # fetch code: imported where the job runs
+
     mirror_arg(ap)
     a = ap.parse_args(argv)
     cfg = load(a.config, a.scale)
