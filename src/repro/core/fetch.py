@@ -54,8 +54,8 @@ def excerpt(paper: str, key: str, manifest: Manifest | None = None) -> Path:
     (`excerpt/<key>`): tiny runs read only files in the repository."""
     from repro.core.manifest import Manifest
 
-    path = PAPERS_DIR / paper / "excerpts" / key
     manifest = manifest or Manifest.load(paper, PAPERS_DIR.parents[2])
+    path = manifest.locate(f"excerpt/{key}", None)
     manifest.verify(f"excerpt/{key}", path)
     return path
 
@@ -98,12 +98,11 @@ def _download(url: str, dest: Path, timeout: float) -> None:
 def obtain(manifest: Manifest, key: str, url: str | None = None, *, mirror: Path | None,
            cache: Path, timeout: float = 60.0) -> tuple[Path, str]:
     """Data file `key` of the manifest's paper as (path, where it came from): the cache, the
-    mirror, else a download from `url` (default: the entry's `url`), each checked against the
+    mirror, else a download from `url` (the paper's setting), each checked against the
     manifest. Offline, one line says which file, from where, and where to put it."""
     from repro.core.manifest import DataError
 
-    entry = manifest.entry(key)
-    url = url or entry.get("url")
+    manifest.entry(key)  # a file with no entry is refused before anything is read
     cached = cache / key
     if cached.exists():
         manifest.verify(key, cached)
@@ -112,7 +111,7 @@ def obtain(manifest: Manifest, key: str, url: str | None = None, *, mirror: Path
         manifest.verify(key, mirror / key)
         return mirror / key, f"mirror {mirror / key}"
     if not url:
-        raise DataError(f"{manifest.paper}: data file {key} has no URL in {manifest.path} and is "
+        raise DataError(f"{manifest.paper}: data file {key} has no URL in its settings and is "
                         f"not in the data mirror: {put_it_there(key, mirror)}")
     tmp = cache / ".download" / key  # same name (its suffix tells how to measure it)
     try:

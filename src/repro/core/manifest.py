@@ -401,8 +401,9 @@ class Manifest:
         if origin == "download" and e.get("cache"):
             return Path(e["cache"])
         if origin == "excerpt":  # committed beside the paper's code (repro.core.fetch.excerpt)
-            return (Path(__file__).resolve().parents[1] / "papers" / self.paper / "excerpts"
-                    / key.removeprefix("excerpt/"))
+            from repro.core.fetch import PAPERS_DIR
+
+            return PAPERS_DIR / self.paper / "excerpts" / key.removeprefix("excerpt/")
         return None
 
 
@@ -450,7 +451,6 @@ def main(argv: list[str] | None = None) -> None:
     w.add_argument("--stdlib", action="store_true", help="record this interpreter's stdlib")
     w.add_argument("--origin", choices=ORIGINS)
     w.add_argument("--source")
-    w.add_argument("--url", help="where the file is downloaded from (repro.core.fetch)")
     w.add_argument("--scales", help="comma-separated")
     w.add_argument("--md5", action="store_true", help="also record the md5")
     w.add_argument("--root", default=".")
@@ -469,7 +469,7 @@ def main(argv: list[str] | None = None) -> None:
             key, src = a.key, a.path
         else:
             raise SystemExit("write needs <key> <path>, or --stdlib")
-        e = m.record(key, src, origin=a.origin, source=a.source, url=a.url,
+        e = m.record(key, src, origin=a.origin, source=a.source,
                      scales=a.scales.split(",") if a.scales else None,
                      hashes=("md5",) if a.md5 else ())
         m.save()

@@ -133,12 +133,12 @@ def _hub(
 ) -> tuple[list[Problem], list[Problem], dict[str, Any]]:
     import pandas as pd
 
-    from repro.core.fetch import obtain
+    from repro.core.fetch import NO_MIRROR, obtain
     from repro.core.manifest import DataError
 
     n_train = cfg.hub_train_size
     src: dict[str, Any] = {"source": "hub", "train": f"{cfg.hub_dataset}[:{n_train}]"}
-    train_file = (mirror or Path("<data_mirror>")) / cfg.train_file
+    train_file = (mirror or NO_MIRROR) / cfg.train_file
     rows = None
     try:
         path, src["test"] = obtain(manifest, cfg.test_file, cfg.test_url, mirror=mirror,

@@ -44,6 +44,7 @@ import json
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,8 @@ from repro.core.io import write_json, write_text
 from repro.core.progress import get_logger
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from repro.core.manifest import Manifest
 
 log = get_logger("rlvr.math")
@@ -292,14 +295,14 @@ class MathTask:
 
 
 def _benchmark(
-    name: str, fname: str, cfg: MathData, fetch_from: Fetch
+    name: str, fname: str, cfg: MathData, fetch_from: Callable[..., tuple[Path, str]]
 ) -> tuple[list[MathProblem], str]:
     """The problems of the verl-format file `fname` (key `<benchmark_dir>/<fname>` of the data
     manifest): at tiny its committed excerpt, above it the file from its URL (or the cache or
     the optional data mirror), checked before it is read."""
     import pandas as pd
 
-    path, where = fetch_from(f"{cfg.benchmark_dir}/{fname}", f"{cfg.benchmark_url}/{fname}")
+    path, where = fetch_from(f"{cfg.benchmark_dir}/{fname}", url=f"{cfg.benchmark_url}/{fname}")
     return frame_to_problems(pd.read_parquet(path), name), where
 
 
@@ -308,7 +311,9 @@ def _deepscaler(
 ) -> tuple[list[MathProblem], str]:
     import pandas as pd
 
-    local = (mirror or Path("<data_mirror>")) / cfg.train_file
+    from repro.core.fetch import NO_MIRROR
+
+    local = (mirror or NO_MIRROR) / cfg.train_file
     if mirror is not None and local.exists():
         manifest.verify(cfg.train_file, local)
         return frame_to_problems(pd.read_parquet(local), "deepscaler"), f"mirror:{local}"
@@ -331,25 +336,15 @@ def _deepscaler(
     return frame_to_problems(df, "deepscaler"), f"hub:{name}"
 
 
-class Fetch:
-    """Key + URL -> (path, where): repro.core.fetch.data_file at this job's scale."""
-
-    def __init__(self, manifest: Manifest, scale: str, mirror: Path | None, cache: Path):
-        self.manifest, self.scale, self.mirror, self.cache = manifest, scale, mirror, cache
-
-    def __call__(self, key: str, url: str) -> tuple[Path, str]:
-        from repro.core.fetch import data_file
-
-        return data_file(self.manifest, key, self.scale, mirror=self.mirror, cache=self.cache,
-                         url=url)
-
-
 def fetch(
     cfg: MathData, mirror: Path | None, manifest: Manifest, scale: str, cache: Path
 ) -> tuple[list[MathProblem], list[MathProblem], dict[str, Any]]:
     """(train, test, source) from the typed `math.data` block; every file is checked against
     `manifest` (the paper's, repro.core.manifest) before it is read."""
-    fetch_from = Fetch(manifest, scale, mirror, cache)
+    from repro.core.fetch import data_file
+
+    # key, url= -> (path, where): the committed excerpt at tiny, else cache, mirror or URL
+    fetch_from = partial(data_file, manifest, scale=scale, mirror=mirror, cache=cache)
     src: dict[str, Any] = {"checker": CHECKER}
     test: list[MathProblem] = []
     tests: dict[str, str] = {}
