@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Refresh requirements.lock from pyproject.toml (and environment.yml's pins from the lock):
-# exact versions and sha256 hashes of everything `pip install -e ".[dev]"` installs on Python
-# 3.11, linux x86_64 (manylinux_2_28), with the CPU torch of scripts/lock-constraints.txt.
+# exact versions and sha256 hashes of everything `pip install -e ".[dev]"` installs, on any
+# Python >= 3.11 (a universal resolution: entries carry markers where Pythons differ), with the
+# torch builds of scripts/lock-constraints.txt (the CPU build on 3.11, PyPI's on newer Pythons).
 #
 #   bash scripts/lock.sh                                   # keep every pin the lock can keep
 #   bash scripts/lock.sh --upgrade-package transformers    # move one package (and what it needs)
@@ -31,7 +32,7 @@ if [ -z "${TORCH_WHEELS:-}" ]; then
   fi
 fi
 "$UV" pip compile pyproject.toml --extra dev --generate-hashes \
-  --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
+  --universal --python-version 3.11 \
   --constraints scripts/lock-constraints.txt --find-links "$TORCH_WHEELS" \
   --custom-compile-command "bash scripts/lock.sh" --output-file requirements.lock --quiet "$@"
 "${PYTHON:-python3}" src/repro/core/lockfile.py conda requirements.lock >environment.yml

@@ -13,10 +13,13 @@
 #     postgres-mcp venv tools/mcp/postgres-venv from tools/mcp/postgres.lock.
 # Idempotent: a rerun that finds everything in place only checks (under a second). It says
 # in one line what it did; pip's, npm's and apt's chatter is kept out, their errors are not.
-# Works on a fresh Debian 12 with its Python 3.11, which the lock is for ($PYTHON, else python3).
+# Works on a fresh Debian or Ubuntu with Python >= 3.11 ($PYTHON, else python3.11 where python3
+# is another version and python3.11 is on PATH, else python3).
 #
-# The lock's torch is the CPU build (on these machines from /opt/wheels; elsewhere add
-# PIP_FIND_LINKS=https://download.pytorch.org/whl/torch/). A GPU box chooses its own torch:
+# The lock's torch on Python 3.11 is the CPU build: from pip's configured find-links where they
+# hold it (these machines: /opt/wheels), else from PyTorch's CPU index (TORCH_CPU_INDEX). On 3.12
+# and newer it is PyPI's build of the same release (CUDA libraries included, a few GB; it runs
+# on the CPU). A GPU box chooses its own torch:
 #   TORCH_SPEC="torch==2.13.0+cu128" PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu128 \
 #     bash scripts/setup.sh
 # installs the lock less torch (hash-checked), then TORCH_SPEC with pip's ordinary resolution;
@@ -25,8 +28,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 LOCK=requirements.lock
+TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu/torch/}
 is311() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; }
-# the lock is for Python 3.11: where python3 is another version, take python3.11 if there is one
+old_python() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] >= (3, 11))' 2>/dev/null; }
+# the lock holds every Python >= 3.11; on 3.11 its torch is the small CPU build, so where python3
+# is another version and python3.11 is on PATH, take that
 if [ -z "${PYTHON:-}" ] && ! is311 python3 && command -v python3.11 >/dev/null; then
   PY=python3.11
 fi
@@ -90,9 +96,9 @@ fi
 
 # ------------------------------------------------------------------------- .venv, from the lock
 if [ ! -x .venv/bin/python ]; then
-  if command -v "$PY" >/dev/null && ! is311 "$PY"; then
-    echo "setup: $LOCK is for Python 3.11 and $PY is $("$PY" -V 2>&1); install Python 3.11 (a" \
-         "python3.11 on PATH is used) or run PYTHON=/path/to/python3.11 bash scripts/setup.sh" >&2
+  if command -v "$PY" >/dev/null && old_python "$PY"; then
+    echo "setup: the project needs Python >= 3.11 and $PY is $("$PY" -V 2>&1); install one" \
+         "(python3.11 on PATH is used) or run PYTHON=/path/to/python3.11 bash scripts/setup.sh" >&2
     exit 1
   fi
   if ! "$PY" -m venv .venv 2>/dev/null; then
@@ -106,6 +112,18 @@ nodeps=(.venv/bin/python src/repro/core/lockfile.py check requirements-nodeps.lo
 if [ -n "${TORCH_SPEC:-}" ]; then
   check+=(--ignore torch)
 fi
+# torch's CPU build is not on PyPI: where pip's find-links do not hold the locked wheel, add
+# PyTorch's CPU index (the lock's hash still decides what is installed)
+torch_links=()
+cpu_torch=$(grep -o '^torch==[^ ;]*+cpu' "$LOCK" | cut -d= -f3 || true)
+if [ -n "$cpu_torch" ] && [ -z "${TORCH_SPEC:-}" ] && is311 .venv/bin/python; then
+  links="$(.venv/bin/pip config get global.find-links 2>/dev/null || true) ${PIP_FIND_LINKS:-}"
+  found=""
+  for d in $links; do
+    if compgen -G "${d#file://}/torch-$cpu_torch-cp311-*.whl" >/dev/null; then found=1; fi
+  done
+  [ -n "$found" ] || torch_links=(--find-links "$TORCH_CPU_INDEX")
+fi
 if "${check[@]}" -q && "${nodeps[@]}" -q; then
   venv=".venv matched the lock"
 else
@@ -115,7 +133,7 @@ else
     .venv/bin/python src/repro/core/lockfile.py without "$LOCK" torch >"$reqs"
     quiet_pip .venv/bin/pip install -q --require-hashes -r "$reqs"
   else
-    quiet_pip .venv/bin/pip install -q --require-hashes -r "$LOCK"
+    quiet_pip .venv/bin/pip install -q --require-hashes -r "$LOCK" "${torch_links[@]}"
   fi
   # exact pins whose declared dependencies cannot join the lock (requirements-nodeps.lock says why)
   quiet_pip .venv/bin/pip install -q --no-deps --require-hashes -r requirements-nodeps.lock

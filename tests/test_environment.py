@@ -22,7 +22,12 @@ LOCK = ROOT / lockfile.LOCK
 
 @pytest.fixture(scope="module")
 def pins() -> dict[str, lockfile.Pin]:
-    return lockfile.read(LOCK)
+    """The lock as Debian 12's Python 3.11 reads it (whatever Python runs the suite)."""
+    return lockfile.read(LOCK, lockfile.PY311_LINUX)
+
+
+def env(python: str) -> dict[str, str]:
+    return {**lockfile.PY311_LINUX, "python_version": python, "python_full_version": python + ".1"}
 
 
 def test_every_entry_is_an_exact_pin_with_hashes(pins):
@@ -46,6 +51,13 @@ def test_parse_rejects_what_is_not_a_pin():
         lockfile.parse("-e .\n")
     with pytest.raises(ValueError, match="pinned twice"):
         lockfile.parse("PyYAML==6.0\npyyaml==6.0.1\n")
+    # one entry per Python is one pin on each; two that both hold are not
+    forked = "a==1 ; python_version < '3.12'\na==2 ; python_version >= '3.12'\n"
+    assert lockfile.parse(forked, env("3.11"))["a"].version == "1"
+    assert lockfile.parse(forked, env("3.13"))["a"].version == "2"
+    with pytest.raises(ValueError, match="pinned twice"):
+        lockfile.parse("a==1 ; python_version >= '3.11'\na==2 ; python_version >= '3.12'\n",
+                       env("3.12"))
     p = lockfile.parse("# c\nzc.lockfile==4.0 ; python_version >= '3.9' \\\n"
                        "    --hash=sha256:" + "a" * 64 + "\n    # via dvc\n")
     assert p["zc-lockfile"].version == "4.0" and p["zc-lockfile"].marker == (
@@ -70,10 +82,25 @@ def test_lock_covers_pyproject(pins):
 
 
 def test_torch_is_the_cpu_build_of_the_lock_constraints(pins):
-    constraints = (ROOT / "scripts/lock-constraints.txt").read_text()
-    pin = pins["torch"]
-    assert f"torch=={pin.version}" in constraints.splitlines()
-    assert pin.version.endswith("+cpu") and len(pin.hashes) >= 1
+    constraints = [Requirement(line) for line in
+                   (ROOT / "scripts/lock-constraints.txt").read_text().splitlines()
+                   if line.strip() and not line.startswith("#")]
+    on311 = [r for r in constraints if r.name == "torch" and r.marker.evaluate(env("3.11"))]
+    assert [str(r.specifier) for r in on311] == [f"=={pins['torch'].version}"]
+    assert pins["torch"].version.endswith("+cpu") and len(pins["torch"].hashes) >= 1
+
+
+@pytest.mark.parametrize("python", ["3.12", "3.13"])
+def test_newer_pythons_have_a_whole_lock_with_pypis_torch(pins, python):
+    """Ubuntu 24.04 (3.12) and Debian 13 (3.13): every package of the 3.11 lock has one pin,
+    with wheels' hashes, and torch is PyPI's build of the same release with its CUDA libraries
+    (PyTorch's CPU wheels are outside PyPI, so their hashes are not in the lock)."""
+    newer = lockfile.read(LOCK, env(python))
+    assert set(pins) <= set(newer)
+    torch = newer["torch"]
+    assert torch.version == pins["torch"].version.removesuffix("+cpu") and len(torch.hashes) > 4
+    assert any(k.startswith("nvidia-") for k in set(newer) - set(pins))
+    assert all(p.hashes for p in newer.values())
 
 
 def test_environment_yml_carries_the_lock(pins):
@@ -120,7 +147,7 @@ def test_setup_installs_the_lock_with_hashes():
 
 def test_without_drops_whole_entries(pins):
     text = lockfile.without(LOCK.read_text(), ["torch"])
-    rest = lockfile.parse(text)
+    rest = lockfile.parse(text, lockfile.PY311_LINUX)
     assert "torch" not in rest and set(rest) == set(pins) - {"torch"}
     assert all(rest[k].hashes == pins[k].hashes for k in rest)
 
@@ -135,7 +162,8 @@ def test_check_cli(tmp_path):
     assert ok.returncode == 0, ok.stderr
 
 
-def test_provenance_records_the_lock_and_its_mismatches(tmp_path, monkeypatch, pins):
+def test_provenance_records_the_lock_and_its_mismatches(tmp_path, monkeypatch):
+    pins = lockfile.read(LOCK)  # the entries for the Python that runs the suite, as provenance
     (tmp_path / lockfile.LOCK).write_bytes(LOCK.read_bytes())
     locked = {k: p.version for k, p in pins.items()}
     fake = {**locked, "numpy": "1.0.0"}

@@ -1,5 +1,9 @@
 """The committed lock (`requirements.lock`): exact, hash-checked versions of everything
-`pip install -e ".[dev]"` installs on Python 3.11, linux x86_64, with the CPU torch.
+`pip install -e ".[dev]"` installs on Python >= 3.11. It is universal (`uv pip compile
+--universal`): an entry may carry an environment marker, and a package may have one entry per
+Python (torch: the CPU build on 3.11, PyPI's build on 3.12 and newer, for PyTorch publishes its
+CPU builds outside PyPI and their hashes cannot be taken here); the entries whose markers hold
+for an interpreter are its lock.
 
 `scripts/lock.sh` writes it (`uv pip compile --generate-hashes`) and environment.yml's pins
 from it (`conda_env`); `scripts/setup.sh` installs it with `pip install --require-hashes` and
@@ -7,8 +11,8 @@ asks `check` first, so a rerun that finds the environment already matching costs
 second; provenance records the lock's sha256 and every locked package whose installed version
 differs (`mismatches`).
 
-Standard library only (plus `packaging` when installed, to compare versions), so setup.sh can
-run this file as a script before anything is installed:
+Standard library only (plus `packaging`, or the copy pip carries before anything is installed,
+for markers and versions), so setup.sh can run this file as a script in a bare venv:
 
     python src/repro/core/lockfile.py check requirements.lock [--ignore torch] [--editable .]
     python src/repro/core/lockfile.py conda requirements.lock     # environment.yml's text
@@ -67,9 +71,28 @@ def _entries(text: str) -> Iterable[str]:
         yield "\n".join(entry)
 
 
-def parse(text: str) -> dict[str, Pin]:
-    """Normalized name -> Pin. Raises ValueError on an entry that is not `name==version`
-    (an option line, a range, a URL): a lock pins every package exactly."""
+# the environment environment.yml and the suite's lock checks speak for: Debian 12's Python
+PY311_LINUX = {"python_version": "3.11", "python_full_version": "3.11.2", "sys_platform": "linux",
+               "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix",
+               "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+
+
+def marker_holds(marker: str | None, environment: Mapping[str, str] | None = None) -> bool:
+    """Whether a PEP 508 marker holds for `environment` (default: this interpreter)."""
+    if not marker:
+        return True
+    try:
+        from packaging.markers import Marker
+    except ImportError:  # a bare venv: the copy pip vendors
+        from pip._vendor.packaging.markers import Marker
+    return Marker(marker).evaluate(dict(environment) if environment else None)
+
+
+def parse(text: str, environment: Mapping[str, str] | None = None) -> dict[str, Pin]:
+    """Normalized name -> Pin, for the entries whose markers hold in `environment` (default:
+    this interpreter). Raises ValueError on an entry that is not `name==version` (an option
+    line, a range, a URL: a lock pins every package exactly) and on two entries of one package
+    that both hold."""
     out: dict[str, Pin] = {}
     for entry in _entries(text):
         first = entry.splitlines()[0].strip()
@@ -77,16 +100,19 @@ def parse(text: str) -> dict[str, Pin]:
         if not m:
             raise ValueError(f"not an exact pin: {first!r}")
         name, version, marker = m.group(1), m.group(3), m.group(4)
+        marker = marker[1:].strip() if marker else None
+        if not marker_holds(marker, environment):
+            continue
         key = normalize(name)
         if key in out:
             raise ValueError(f"{name} pinned twice")
-        out[key] = Pin(name, version, tuple(_HASH.findall(entry)),
-                       marker[1:].strip() if marker else None, entry)
+        out[key] = Pin(name, version, tuple(_HASH.findall(entry)), marker, entry)
     return out
 
 
-def read(path: str | Path = LOCK) -> dict[str, Pin]:
-    return parse(Path(path).read_text())
+def read(path: str | Path = LOCK, environment: Mapping[str, str] | None = None
+         ) -> dict[str, Pin]:
+    return parse(Path(path).read_text(), environment)
 
 
 def sha256(path: str | Path = LOCK) -> str:
@@ -196,7 +222,8 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "conda":
         side = Path(args.lock).parent / NODEPS
-        sys.stdout.write(conda_env(read(args.lock), nodeps=read(side) if side.exists() else None))
+        nodeps = read(side, PY311_LINUX) if side.exists() else None
+        sys.stdout.write(conda_env(read(args.lock, PY311_LINUX), nodeps=nodeps))
         return 0
     if args.cmd == "without":
         sys.stdout.write(without(Path(args.lock).read_text(), args.names))
