@@ -14,7 +14,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 
 
-# Each registered paper is its own Snakemake module (workflow/rules/<id>.smk): its globals and
+# Each registered paper is its own Snakemake module (src/repro/papers/<id>/rules.smk): its globals and
 # wildcard constraints are its own, its rules have plain names (`train`), and here they become
 # `<id>_train`. `paper_<id>` is the paper's target: everything its report makes.
 for pid in PAPERS:
@@ -23,7 +23,7 @@ for pid in PAPERS:
     module:
         name: pid
         snakefile:
-            f"workflow/rules/{pid}.smk"
+            f"src/repro/papers/{pid}/rules.smk"
         config:
             module_config(config, pid)
 

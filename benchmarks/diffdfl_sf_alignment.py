@@ -64,7 +64,7 @@ def diffusion_check(run: Path, data: Path) -> None:
     from repro.papers.diffdfl.settings import load
     from repro.papers.diffdfl.train import load_model, load_task
 
-    cfg = load("config/papers/diffdfl.yaml", "small")
+    cfg = load("src/repro/papers/diffdfl/config.yaml", "small")
     d = load_task(cfg, "power", data, 0)
     m = load_model(run, "two_stage_diffusion", d["x"].shape[1], 24, cfg)
     prob = PowerProblem(24, cfg.power.c_ramp, cfg.power.gamma_under, cfg.power.gamma_over)

@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=256, help="one-step samples scored")
     a = ap.parse_args()
     torch.set_num_threads(1)
-    cfg = load(REPO / "config/papers/fsdfm.yaml", a.scale)
+    cfg = load(REPO / "src/repro/papers/fsdfm/config.yaml", a.scale)
     res = REPO / "results" / a.scale / "fsdfm"
     data = load_data(REPO / "data" / "fsdfm" / a.scale / "data.npz")
     chain, vocab, length = data["chain"], int(data["vocab"]), int(data["length"])

@@ -27,7 +27,7 @@ from repro.papers.mcpmark.postgres import cluster
 from repro.papers.mcpmark.settings import load
 from repro.papers.mcpmark.tasks import discover
 
-CONFIG = Path("config/papers/mcpmark.yaml")
+CONFIG = Path("src/repro/papers/mcpmark/config.yaml")
 
 
 def main() -> int:

@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--language", default="en", choices=["en", "es"])
     ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args()
-    cfg = load("config/papers/pspm.yaml", "small")
+    cfg = load("src/repro/papers/pspm/config.yaml", "small")
     syn = cfg.synth
     kinds = {"logmel": encoders.encoder("logmel"), "raw": encoders.encoder("raw")}
     rows: dict[str, dict[str, list[float]]] = {}

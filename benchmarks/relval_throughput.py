@@ -112,7 +112,7 @@ def main() -> None:
     ap.add_argument("--env", default="ALE/Breakout-v5")
     ap.add_argument("--steps", type=int, default=8192)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--config", default="config/papers/relval.yaml")
+    ap.add_argument("--config", default="src/repro/papers/relval/config.yaml")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     cfg = load_settings(a.config, "small")

@@ -324,8 +324,8 @@ def slurm_cluster(tmp_path_factory):
 
 
 # ---------------------------------------------------------------- what the suite's time goes to
-# Every test phase's seconds go to the paper it is about (its `pid` parameter, or its file
-# tests/test_<id>_*.py), else to the shared infrastructure; a paper's tiny DAG goes to that paper
+# Every test phase's seconds go to the paper it is about (its `pid` parameter, or its folder
+# tests/papers/<id>/), else to the shared infrastructure; a paper's tiny DAG goes to that paper
 # whichever test first needed it. Each report carries its seconds (user_properties travel from
 # pytest-xdist workers to the controller), summed where the terminal summary is written and
 # printed with the projection to the nineteen papers the project will have (issue 17: at most
@@ -347,12 +347,13 @@ def _owner(item) -> str:
 
 
 def _group(nodeid: str) -> str:
-    """The paper a test is about (its `pid` parameter, or its file tests/test_<id>_*.py), else
+    """The paper a test is about (its `pid` parameter, or its folder tests/papers/<id>/), else
     its file: the unit pytest-xdist hands to one worker."""
     path, _, rest = nodeid.partition("::")
     params = rest.partition("[")[2].rstrip("]").split("-")
-    name = Path(path).name
-    hits = [p for p in PAPERS if p in params or name.startswith(f"test_{p}_")]
+    parts = Path(path).parts
+    folder = parts[parts.index("papers") + 1] if "papers" in parts[:-1] else None
+    hits = [p for p in PAPERS if p in params or p == folder]
     return max(hits, key=len) if hits else Path(path).stem
 
 

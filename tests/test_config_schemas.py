@@ -32,9 +32,10 @@ from repro.core.config import SCALES, load_yaml, resolve_scale
 from repro.core.validate import ConfigError
 from repro.core.workflow import check_paper
 
-SCHEMAS = sorted((REPO / "workflow/schemas").glob("*.schema.yaml"))
+SCHEMAS = sorted([*(REPO / "workflow/schemas").glob("*.schema.yaml"),
+                  *(REPO / "src/repro/papers").glob("*/schema.yaml")])
 # The partial settings: any keys of the paper's settings, checked on their merge (every scale)
-# against workflow/schemas/<id>.schema.yaml; the test below proves they are.
+# against src/repro/papers/<id>/schema.yaml; the test below proves they are.
 DELEGATED = {("paper.schema.yaml", p) for p in (
     "properties.defaults", "properties.scales.properties.tiny",
     "properties.scales.properties.small", "properties.scales.properties.full")}
@@ -94,7 +95,7 @@ def test_the_walker_finds_objects_that_allow_unknown_keys():
             "properties.e", "properties.f.items"]
 
 
-@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_schema_object_allows_unknown_keys_by_accident(path):
     found = [w for w in open_objects(load_yaml(path)) if (path.name, w) not in DELEGATED]
     assert not found, f"{path.name}: objects that allow any key: {found}"
@@ -105,10 +106,11 @@ def test_a_new_papers_skeleton_is_strict_and_valid_at_every_scale(tmp_path):
     from repro.scaffold import files
 
     written = files("demo_paper", "A demo")
-    schema = yaml.safe_load(written["workflow/schemas/demo_paper.schema.yaml"])
+    schema = yaml.safe_load(written["src/repro/papers/demo_paper/schema.yaml"])
     assert not open_objects(schema)
     shutil.copytree(REPO / "workflow/schemas", tmp_path / "workflow/schemas")
-    for rel in ("workflow/schemas/demo_paper.schema.yaml", "config/papers/demo_paper.yaml"):
+    for rel in ("src/repro/papers/demo_paper/schema.yaml",
+                "src/repro/papers/demo_paper/config.yaml"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(written[rel])
     check_paper("demo_paper", tmp_path)
@@ -117,7 +119,7 @@ def test_a_new_papers_skeleton_is_strict_and_valid_at_every_scale(tmp_path):
 def test_the_rlvr_blocks_are_typed_alike_in_rove_and_nft():
     """rove and nft share the RLVR code (repro.core.rlvr), so the blocks it types are the same
     in both schemas; `rl` differs only by rove's objective keys."""
-    rove, nft = (load_yaml(REPO / f"workflow/schemas/{p}.schema.yaml")["$defs"]
+    rove, nft = (load_yaml(REPO / f"src/repro/papers/{p}/schema.yaml")["$defs"]
                  for p in ("rove", "nft"))
     for name in ("model", "sft", "eval", "countdown_data", "math_data"):
         assert rove[name] == nft[name], name
@@ -157,7 +159,7 @@ def test_the_schema_allows_no_key_the_typed_settings_lack(pid):
     """Down the typed settings (settings.Settings and its dataclass fields), every key the
     schema allows is a field: a config that passes the parse is one its jobs can read."""
     settings = importlib.import_module(f"repro.papers.{pid}.settings")
-    schema = load_yaml(REPO / f"workflow/schemas/{pid}.schema.yaml")
+    schema = load_yaml(REPO / f"src/repro/papers/{pid}/schema.yaml")
     assert not _schema_keys_not_in(settings.Settings, schema, schema, pid)
 
 
@@ -239,15 +241,16 @@ def _reported_at(raw: dict[str, Any], scale: str, path: tuple) -> str:
 
 
 def _config_and_schema(pid: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    return (load_yaml(REPO / f"config/papers/{pid}.yaml"),
-            load_yaml(REPO / f"workflow/schemas/{pid}.schema.yaml"))
+    return (load_yaml(REPO / f"src/repro/papers/{pid}/config.yaml"),
+            load_yaml(REPO / f"src/repro/papers/{pid}/schema.yaml"))
 
 
 def _check(tmp: Path, pid: str, raw: dict[str, Any]) -> str:
     """check_paper's one line on a copy of what it reads (the schemas, this config)."""
     shutil.copytree(REPO / "workflow/schemas", tmp / "workflow/schemas")
-    (tmp / "config/papers").mkdir(parents=True)
-    (tmp / f"config/papers/{pid}.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    (tmp / f"src/repro/papers/{pid}").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / f"src/repro/papers/{pid}/schema.yaml", tmp / f"src/repro/papers/{pid}")
+    (tmp / f"src/repro/papers/{pid}/config.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
     with pytest.raises(ConfigError) as err:
         check_paper(pid, tmp, first="tiny")
     assert "\n" not in str(err.value)
@@ -283,7 +286,7 @@ def test_a_typo_at_the_deepest_key_fails_in_one_line_naming_file_scale_and_key(
     raw, schema = _config_and_schema(pid)
     scale, key = _typo(raw, schema, which)
     assert _check(tmp_path, pid, raw).startswith(
-        f"config error in config/papers/{pid}.yaml (scale {scale}): unknown key {key!r} "
+        f"config error in src/repro/papers/{pid}/config.yaml (scale {scale}): unknown key {key!r} "
         "(allowed keys: ")
 
 
@@ -294,8 +297,8 @@ def test_a_wrong_type_at_the_deepest_key_fails_in_one_line_naming_file_scale_and
     raw, schema = _config_and_schema(pid)
     scale, key, wrong = _wrong_type(raw, schema, which)
     assert _check(tmp_path, pid, raw).startswith(
-        f"config error in config/papers/{pid}.yaml (scale {scale}): key {key!r} = {wrong!r} "
-        "is invalid (")
+        f"config error in src/repro/papers/{pid}/config.yaml (scale {scale}): key {key!r} = "
+        f"{wrong!r} is invalid (")
 
 
 # ----------------------------------------------------------------------- the real dry run
@@ -308,7 +311,7 @@ def repo(tmp_path_factory) -> Path:
 
 def _dry_run_error(repo: Path, pid: str, raw: dict[str, Any]) -> str:
     """The one line a tiny `snakemake -n paper_<pid>` prints with this config; no job ran."""
-    path = repo / f"config/papers/{pid}.yaml"
+    path = repo / f"src/repro/papers/{pid}/config.yaml"
     original = path.read_text()
     path.write_text(yaml.safe_dump(raw, sort_keys=False))
     try:
@@ -327,12 +330,12 @@ def test_a_tiny_dry_run_fails_on_a_typo_deep_in_a_scale_not_run(repo):
     scale, key = _typo(raw, schema, "scale")
     assert scale != "tiny"
     assert _dry_run_error(repo, "rove", raw).startswith(
-        f"config error in config/papers/rove.yaml (scale {scale}): unknown key {key!r} ")
+        f"config error in src/repro/papers/rove/config.yaml (scale {scale}): unknown key {key!r} ")
 
 
 def test_a_tiny_dry_run_fails_on_a_wrong_type_deep_in_defaults(repo):
     raw, schema = _config_and_schema("relval")
     scale, key, wrong = _wrong_type(raw, schema, "defaults")
     assert _dry_run_error(repo, "relval", raw).startswith(
-        f"config error in config/papers/relval.yaml (scale {scale}): key {key!r} = "
+        f"config error in src/repro/papers/relval/config.yaml (scale {scale}): key {key!r} = "
         f"{wrong!r} is invalid")

@@ -1,5 +1,5 @@
 """Every input data file is checked against its paper's committed manifest before use
-(repro.core.manifest, config/manifests/<paper>.json): a truncated, substituted or missing file
+(repro.core.manifest, each paper's manifest.json): a truncated, substituted or missing file
 stops the fetch with one line (the file, what was expected, what was found, what to do) and
 leaves no output. On real data: rove's math benchmarks (mirror parquet), tstudent's and
 hadamard_dp's digits (scikit-learn's package data), reap's standard-library corpus; vaecf's
@@ -63,7 +63,7 @@ def math_excerpts(tmp_path, monkeypatch):
 def _math_fetch(out: Path) -> None:
     from repro.core.rlvr import math_task
 
-    math_task.main(["--config", str(REPO / "config/papers/rove.yaml"), "--scale", "tiny",
+    math_task.main(["--config", str(REPO / "src/repro/papers/rove/config.yaml"), "--scale", "tiny",
                     "--out", str(out)])
 
 
@@ -72,7 +72,7 @@ def test_rove_math_truncated_parquet_is_one_line_and_writes_nothing(math_excerpt
     out = tmp_path / "out"
     with pytest.raises(DataError) as err:
         _math_fetch(out)
-    _one_line(err, str(math_excerpts / MATH), "config/manifests/rove.json",
+    _one_line(err, str(math_excerpts / MATH), "src/repro/papers/rove/manifest.json",
               "expected 8,934 bytes", "found 4,467 bytes", "not a readable parquet",
               "What to do: restore the committed excerpt (git checkout -- ",
               "python -m repro.core.manifest write rove excerpt/" + MATH)
@@ -92,7 +92,7 @@ def test_rove_math_swapped_parquet_is_refused(math_excerpts, tmp_path):
 
 # --------------------------------------------------- tstudent, hadamard_dp: package data
 def _digits_fetch(paper: str, out: Path, mirror: Path) -> None:
-    cfg = str(REPO / f"config/papers/{paper}.yaml")
+    cfg = str(REPO / f"src/repro/papers/{paper}/config.yaml")
     if paper == "tstudent":
         from repro.papers.tstudent.digits import main
 
@@ -124,7 +124,7 @@ def test_digits_package_data_is_checked(paper, damage, tmp_path, monkeypatch):
     out = tmp_path / "out"
     with pytest.raises(DataError) as err:
         _digits_fetch(paper, out, tmp_path / "mirror")
-    _one_line(err, str(copy), f"config/manifests/{paper}.json", *expect,
+    _one_line(err, str(copy), f"src/repro/papers/{paper}/manifest.json", *expect,
               "reinstall scikit-learn at the locked version (bash scripts/setup.sh)")
     assert _nothing_in(out)
 
@@ -148,7 +148,7 @@ def _reap_fetch(root: Path, out: Path, monkeypatch) -> None:
     from repro.papers.reap import data
 
     monkeypatch.setattr(data, "stdlib_root", lambda: root)
-    data.main(["--config", str(REPO / "config/papers/reap.yaml"), "--scale", "tiny",
+    data.main(["--config", str(REPO / "src/repro/papers/reap/config.yaml"), "--scale", "tiny",
                "--out", str(out)])
 
 
@@ -164,7 +164,7 @@ def test_reap_stdlib_corpus_is_checked(damage, stdlib_copy, tmp_path, monkeypatc
     out = tmp_path / "out"
     with pytest.raises(DataError) as err:
         _reap_fetch(stdlib_copy, out, monkeypatch)
-    _one_line(err, str(stdlib_copy), f"stdlib/{version} in ", "config/manifests/reap.json",
+    _one_line(err, str(stdlib_copy), f"stdlib/{version} in ", "src/repro/papers/reap/manifest.json",
               f"1 module(s) differ, first {module}: expected {module}:", f"found {module}:",
               f"reinstall Python {version}", "python -m repro.core.manifest write reap --stdlib")
     assert _nothing_in(out)
@@ -180,7 +180,7 @@ def _ratings(n: int, header: bool) -> bytes:
 def _vaecf_fetch(mirror: Path, out: Path) -> None:
     from repro.papers.vaecf.fetch import main
 
-    main(["--config", str(REPO / "config/papers/vaecf.yaml"), "--scale", "small",
+    main(["--config", str(REPO / "src/repro/papers/vaecf/config.yaml"), "--scale", "small",
           "--dataset", "ml-100k", "--mirror", str(mirror), "--out", str(out)])
 
 
@@ -207,7 +207,7 @@ def test_vaecf_ml100k_sources_are_checked(damage, tmp_path, monkeypatch):
         _vaecf_fetch(tmp_path / "no-mirror", out)
     found = f"found {len(member):,} bytes"
     _one_line(err, F.RECBOLE_MEMBER, "expected 1,979,230 bytes, sha256 4edb74e2a811", found,
-              "config/manifests/vaecf.json", "What to do:")
+              "src/repro/papers/vaecf/manifest.json", "What to do:")
     assert _nothing_in(out)
     # a mirror copy of u.data that is cut short stops the fetch (no fallback past it)
     (tmp_path / "mirror" / "ml-100k").mkdir(parents=True)
@@ -246,8 +246,8 @@ def test_manifest_entries_are_well_formed():
 
 
 def _settings(paper: str, scale: str) -> dict:
-    return resolve_scale(yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text()),
-                         scale)
+    raw = yaml.safe_load((REPO / f"src/repro/papers/{paper}/config.yaml").read_text())
+    return resolve_scale(raw, scale)
 
 
 @pytest.mark.parametrize("scale", ["tiny", "small", "full"])
@@ -294,8 +294,8 @@ def test_write_records_an_entry_and_verify_then_accepts_it(tmp_path, capsys):
     """`python -m repro.core.manifest write` (re)records a file: hand-written fields stay."""
     f = tmp_path / "table.csv"
     f.write_text("a,b\n1,2\n")
-    (tmp_path / "config/manifests").mkdir(parents=True)
-    (tmp_path / "config/manifests/demo.json").write_text(
+    (tmp_path / "src/repro/papers/demo").mkdir(parents=True)
+    (tmp_path / "src/repro/papers/demo/manifest.json").write_text(
         '{"paper": "demo", "files": {"t.csv": {"origin": "mirror", "source": "x", "md5": "0"}}}')
     M.main(["write", "demo", "t.csv", str(f), "--root", str(tmp_path)])
     e = Manifest.load("demo", tmp_path).files["t.csv"]

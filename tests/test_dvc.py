@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import _WARM, REPO, copy_finished, planned_jobs, snakemake
+from conftest import _WARM, PAPERS, REPO, copy_finished, planned_jobs, snakemake
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t", "DVC_NO_ANALYTICS": "1"}
@@ -42,7 +42,8 @@ def clone(src: Path, dest: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def producer(tiny_rove, tmp_path_factory) -> tuple[Path, Path]:
-    """A git repo whose tiny ROVER run was pushed to a local DVC remote, dvc.lock committed."""
+    """A git repo whose tiny ROVER run was pushed to a local DVC remote, its dvc.lock (in its
+    folder, beside its dvc.yaml) committed."""
     base = tmp_path_factory.mktemp("dvc")
     root = copy_finished(tiny_rove, base / "producer")
     remote = base / "remote"
@@ -51,8 +52,8 @@ def producer(tiny_rove, tmp_path_factory) -> tuple[Path, Path]:
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-qm", "code")
     out = repro(root, "push", "rove", "--scale", "tiny").stdout
-    assert "pushed rove_fetch_tiny" in out
-    run(root, "git", "add", "dvc.lock")
+    assert "pushed src/repro/papers/rove/dvc.yaml:rove_fetch_tiny" in out
+    run(root, "git", "add", "src/repro/papers/rove/dvc.lock")
     run(root, "git", "commit", "-qm", "artifacts: rove tiny")
     return root, remote
 
@@ -62,16 +63,19 @@ def test_committed_dvc_yaml_is_what_the_workflow_generates():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_dvc_yaml_has_a_stage_per_phase_with_snakemake_targets():
+def test_each_paper_has_its_own_dvc_yaml_with_a_stage_per_phase_and_snakemake_targets():
     import yaml
 
-    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    assert not (REPO / "dvc.yaml").exists()  # no shared file: each paper's is in its folder
+    assert sorted(p.parent.name for p in (REPO / "src/repro/papers").glob("*/dvc.yaml")) == PAPERS
+    stages = yaml.safe_load((REPO / "src/repro/papers/rove/dvc.yaml").read_text())["stages"]
+    assert all(n.startswith("rove_") for n in stages)
     for scale in ("tiny", "small", "full"):
         for phase in ("fetch", "train", "evaluate", "report"):
             st = stages[f"rove_{phase}_{scale}"]
-            assert st["cmd"].startswith("snakemake paper_rove")
+            assert st["cmd"].startswith("snakemake paper_rove") and st["wdir"] == "../../../.."
             assert f"scale={scale}" in st["cmd"]
-            assert "config/papers/rove.yaml" in st["deps"]
+            assert "src/repro/papers/rove/config.yaml" in st["deps"]
     assert "src/repro/papers/rove/train.py" in stages["rove_train_small"]["deps"]
     assert "src/repro/papers/rove/plots.py" in stages["rove_report_small"]["deps"]
     assert "src/repro/papers/rove/plots.py" not in stages["rove_train_small"]["deps"]

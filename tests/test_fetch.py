@@ -54,7 +54,7 @@ def server():
 
 @pytest.fixture
 def manifest(tmp_path) -> Manifest:
-    path = tmp_path / "config/manifests/demo.json"
+    path = tmp_path / "src/repro/papers/demo/manifest.json"
     path.parent.mkdir(parents=True)
     entry = {"origin": "download", "source": "a test", "size": len(BODY),
              "sha256": hashlib.sha256(BODY).hexdigest(), "lines": 30_000}

@@ -87,7 +87,7 @@ def test_small_without_network_stops_with_one_line(paper, tmp_path):
     nothing."""
     (module, *args), out, repo, key = OFFLINE[paper]
     shutil.copytree(REPO / "config", tmp_path / "config")
-    cmd = [sys.executable, "-m", module, *args, "--config", f"config/papers/{paper}.yaml",
+    cmd = [sys.executable, "-m", module, *args, "--config", f"src/repro/papers/{paper}/config.yaml",
            "--scale", "small", "--mirror=", "--out", f"out/{out}"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=offline_env(), capture_output=True, text=True,
                           timeout=300)

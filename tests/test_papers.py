@@ -1,8 +1,8 @@
-"""What every registered paper owes, checked over the registry (config/papers/*.yaml): its tiny
-DAG's outputs, that a finished DAG plans nothing, that edits rerun exactly what they should,
-that the same seeds give byte-identical tables, that its full-scale plan builds, and that every
-rule has a phase and lists the code its jobs import. Paper test files keep only what is specific
-to their paper."""
+"""What every registered paper owes, checked over the registry (src/repro/papers/*/config.yaml):
+its tiny DAG's outputs, that a finished DAG plans nothing, that edits rerun exactly what they
+should, that the same seeds give byte-identical tables, that its full-scale plan builds, and
+that every rule has a phase and lists the code its jobs import. Paper test files (tests/papers/
+<id>/) keep only what is specific to their paper."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _full_plan(root, pid, scale="tiny") -> list[dict]:
 
 
 def _cfg(root, pid):
-    return yaml.safe_load((root / f"config/papers/{pid}.yaml").read_text())
+    return yaml.safe_load((root / f"src/repro/papers/{pid}/config.yaml").read_text())
 
 
 def _report_outputs(root, pid) -> list[str]:
@@ -96,7 +96,7 @@ def test_every_result_carries_its_provenance(pid, tiny_run):
     prov = load_provenance(out / "claims.json")
     assert prov["paper"] == pid and prov["scale"] == "tiny"
     assert prov["commit"] is None and "no git checkout" in footer_text(prov)
-    settings = load_settings(root / f"config/papers/{pid}.yaml", "tiny")
+    settings = load_settings(root / f"src/repro/papers/{pid}/config.yaml", "tiny")
     assert prov["settings_sha256"] == settings_hash(settings)
     assert prov["seeds"] and prov["python"] and prov["cpu"] and "numpy" in prov["packages"]
     # one benchmark per job that ran, but the report's own (it is still running)
@@ -123,7 +123,7 @@ def test_editing_the_report_module_reruns_only_the_report(pid, tiny_run, tmp_pat
 def test_editing_the_config_reruns_what_reads_it(pid, tiny_run, tmp_path):
     root = copy_finished(tiny_run(pid), tmp_path / "edit_config")
     jobs = _full_plan(root, pid)
-    config = f"config/papers/{pid}.yaml"
+    config = f"src/repro/papers/{pid}/config.yaml"
     made_by = {o: j for j in jobs for o in j["outputs"]}
     stale: set[int] = set()
 
@@ -194,7 +194,7 @@ def test_full_scale_plan_builds(pid, fresh_repo):
 
 def test_every_report_output_has_its_caption(pid, fresh_repo):
     """Each table and figure the report flags for the HTML report has its caption
-    (workflow/report/<id>/{tables,figures}/<stem>.rst, repro.core.workflow.caption_path), at
+    (the paper's captions/{tables,figures}/<stem>.rst, repro.core.workflow.caption_path), at
     every scale (some outputs are named by the scale's settings: curves_<env>.png)."""
     from repro.core.workflow import caption_path
 
@@ -206,7 +206,8 @@ def test_every_report_output_has_its_caption(pid, fresh_repo):
             if kind in ("tables", "figures") and o.stem != "claims":
                 if not caption_path(pid, kind, o.stem).exists():
                     missing.append(f"{scale}: {kind}/{o.stem}")
-    assert not missing, f"{pid}: no caption in workflow/report/{pid}/ for " + ", ".join(missing)
+    assert not missing, (f"{pid}: no caption in src/repro/papers/{pid}/captions/ for "
+                         + ", ".join(missing))
 
 
 def test_every_rule_belongs_to_a_phase(pid, fresh_repo):

@@ -116,7 +116,7 @@ def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
     # recomputes it); a schema edit only validates: still current
     with open(root / "src/repro/core/claims.py", "a") as f:
         f.write("\n# a comment\n")
-    with open(root / f"workflow/schemas/{PAPER}.schema.yaml", "a") as f:
+    with open(root / f"src/repro/papers/{PAPER}/schema.yaml", "a") as f:
         f.write("\n# a comment\n")
     with open(root / "src/repro/core/provenance.py", "a") as f:  # records how, not what
         f.write("\nX = 1\n")
@@ -135,7 +135,7 @@ def test_publish_then_status_follows_code_and_config(tiny_run, tmp_path):
     assert row["stale"] and f"src/repro/papers/{PAPER}/run.py" in row["why"]
     git(root, "checkout", "-q", "--", ".")
     # its config at this scale changes: stale, and publishing the old run is refused
-    cfg_path = root / f"config/papers/{PAPER}.yaml"
+    cfg_path = root / f"src/repro/papers/{PAPER}/config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
     cfg["scales"]["tiny"]["seeds"] = [0, 1]
     cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))

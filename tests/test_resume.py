@@ -118,7 +118,7 @@ def check_resumes(args: list[str], cwd: Path, out_a: str, out_b: str,
 def rlvr(tmp_path_factory) -> Path:
     """rove's config at tiny with loops long enough to stop mid-way, and its Countdown data."""
     d = tmp_path_factory.mktemp("rlvr")
-    cfg = yaml.safe_load((REPO / "config/papers/rove.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "src/repro/papers/rove/config.yaml").read_text())
     cd = cfg["scales"]["tiny"]["countdown"]
     cd["methods"] = ["grpo_kl"]
     cd["sft"].update(steps=120, checkpoint_every=5)
@@ -155,7 +155,7 @@ def test_evaluation_resumes_after_sigterm(rlvr):
 
 # ----------------------------------------------------------------------------------- relval
 def test_relval_ppo_resumes_after_sigterm(tmp_path):
-    cfg = yaml.safe_load((REPO / "config/papers/relval.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "src/repro/papers/relval/config.yaml").read_text())
     tiny = cfg["scales"]["tiny"]
     tiny["ppo"]["checkpoint_every"] = 2
     tiny["envs"]["CartPole-v1"]["total_steps"] = 12 * 4 * 64  # 12 updates of 4 envs x 64 steps
@@ -185,7 +185,7 @@ def test_vaecf_training_resumes_after_sigterm(tmp_path):
 
     save(tmp_path / "prepared.npz", {"train": mat(200), **{k: mat(20) for k in (
         "val_tr", "val_te", "test_tr", "test_te")}}, split=0, split_seed=98765)
-    cfg = yaml.safe_load((REPO / "config/papers/vaecf.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "src/repro/papers/vaecf/config.yaml").read_text())
     # 8 updates an epoch, 30 epochs; a state every 3 updates: the stop lands mid-epoch
     cfg["scales"]["tiny"]["train"].update(epochs=30, batch_size=25, checkpoint_every=3)
     (tmp_path / "vaecf.yaml").write_text(yaml.safe_dump(cfg))
@@ -257,7 +257,7 @@ def test_vaecf_training_resumes_at_an_epoch_boundary(tmp_path):
 def reap(tmp_path_factory) -> Path:
     """reap's tiny config with loops long enough to stop mid-way, and a small corpus."""
     d = tmp_path_factory.mktemp("reap")
-    cfg = yaml.safe_load((REPO / "config/papers/reap.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "src/repro/papers/reap/config.yaml").read_text())
     tiny = cfg["scales"]["tiny"]
     tiny["train"].update(steps=30, checkpoint_every=3)
     tiny["calibration"].update(n_samples=48, batch_size=1, checkpoint_every=4)
@@ -315,7 +315,7 @@ TIME_SAVES = {"REPRO_CHECKPOINT_MINUTES": "0.0005"}  # a state every 30 ms of wa
 def stackelberg(tmp_path_factory) -> Path:
     """stackelberg's tiny config with runs long enough to stop mid-way."""
     d = tmp_path_factory.mktemp("stackelberg")
-    cfg = yaml.safe_load((REPO / "config/papers/stackelberg.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "src/repro/papers/stackelberg/config.yaml").read_text())
     tiny = cfg["scales"]["tiny"]
     tiny["horizons"] = [50, 400, 1500]
     tiny["environments"]["adversarial_oful"] = {"seeds": [0], "horizons": [50, 200, 600]}

@@ -1,9 +1,9 @@
 """`python -m repro new-paper`: the skeleton is the whole of adding a paper, and it works at once.
 
 In a temporary copy of the repo (a git repo, so `git status` shows what the command touched):
-the command adds exactly the paper's config, schema, rule file, package and test file and
-regenerates dvc.yaml; then the generic per-paper tests (tests/test_papers.py) and the
-skeleton's own test pass for the new paper, and `snakemake all` includes it.
+the command adds exactly the paper's folder (package, config, schema, rule file, captions) and
+its test folder, and writes its dvc.yaml; then the generic per-paper tests (tests/test_papers.py)
+and the skeleton's own test pass for the new paper, and `snakemake all` includes it.
 """
 
 from __future__ import annotations
@@ -45,31 +45,32 @@ def test_the_scaffold_touches_only_the_papers_own_files(scaffolded):
     touched = sorted(line[3:] for line in status.splitlines())
     pkg = f"src/repro/papers/{PID}/"
     assert touched == sorted([
-        "dvc.yaml",  # regenerated from the workflow, not edited
-        f"config/papers/{PID}.yaml", f"workflow/schemas/{PID}.schema.yaml",
-        f"workflow/rules/{PID}.smk", f"tests/test_{PID}_method.py",
-        *(f"workflow/report/{PID}/{f}.rst" for f in ("tables/main", "tables/paper_reported",
-                                                        "figures/errors")),
-        *(pkg + f for f in ("README.md", "__init__.py", "data.py", "evaluate.py", "method.py",
-                            "report.py", "settings.py", "train.py")),
+        f"tests/papers/{PID}/test_{PID}_method.py",
+        *(f"{pkg}captions/{f}.rst" for f in ("tables/main", "tables/paper_reported",
+                                              "figures/errors")),
+        *(pkg + f for f in ("README.md", "__init__.py", "config.yaml", "data.py", "dvc.yaml",
+                            "evaluate.py", "method.py", "report.py", "rules.smk", "schema.yaml",
+                            "settings.py", "train.py")),
     ])
-    stages = yaml.safe_load((scaffolded / "dvc.yaml").read_text())["stages"]
+    # its dvc.yaml is generated from the workflow; no other paper's changes
+    stages = yaml.safe_load((scaffolded / pkg / "dvc.yaml").read_text())["stages"]
     for phase in ("fetch", "train", "evaluate", "report"):
         assert f"{PID}_{phase}_small" in stages
 
 
 def test_the_new_paper_passes_the_generic_tests_at_once(scaffolded):
     proc = _run(scaffolded, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                "tests/test_papers.py", "-k", PID, f"tests/test_{PID}_method.py", check=False)
+                "tests/test_papers.py", "-k", PID, f"tests/papers/{PID}/test_{PID}_method.py",
+                check=False)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
 
 
 def test_the_skeleton_passes_the_format_checks_ci_runs(scaffolded):
     bin_ = os.path.dirname(sys.executable)
-    _run(scaffolded, f"{bin_}/snakefmt", "--check", f"workflow/rules/{PID}.smk")
+    _run(scaffolded, f"{bin_}/snakefmt", "--check", f"src/repro/papers/{PID}/rules.smk")
     _run(scaffolded, f"{bin_}/ruff", "check", f"src/repro/papers/{PID}",
-         f"tests/test_{PID}_method.py")
+         f"tests/papers/{PID}")
 
 
 def test_all_and_the_summary_include_the_new_paper(scaffolded):

@@ -196,7 +196,7 @@ def test_a_requeued_job_resumes_where_it_stopped(slurm_cluster, tmp_path):
     to the queue under the same id and, started again, resumes at the round it saved; Snakemake
     waits through it and the output equals an uninterrupted run's."""
     root = copy_repo(tmp_path / "repo")
-    cfg_path = root / "config/papers/stackelberg.yaml"
+    cfg_path = root / "src/repro/papers/stackelberg/config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
     cfg["scales"]["tiny"]["horizons"] = [50, 400, 4000]  # ~10 s of rounds: time to requeue
     cfg_path.write_text(yaml.safe_dump(cfg))

@@ -21,18 +21,19 @@ RUN_PRODUCTS = ("data", "results", "logs", ".snakemake/metadata")
 
 
 def test_the_registry_is_the_paper_configs():
-    assert PAPERS == sorted(p.stem for p in (REPO / "config/papers").glob("*.yaml"))
+    assert PAPERS == sorted(p.parent.name
+                            for p in (REPO / "src/repro/papers").glob("*/config.yaml"))
     assert {"rove", "nft", "relval", "hadamard_dp", "reap", "tstudent", "vaecf",
             "stackelberg"} <= set(PAPERS)
 
 
 def test_a_paper_without_its_rule_file_stops_the_parse_with_one_line(tmp_path):
     root = copy_repo(tmp_path / "repo")
-    (root / "workflow/rules/relval.smk").unlink()
+    (root / "src/repro/papers/relval/rules.smk").unlink()
     proc = snakemake(root, "-n", "all", check=False)
     assert proc.returncode != 0
-    assert "paper 'relval' (config/papers/relval.yaml) has no workflow/rules/relval.smk" in (
-        proc.stderr)
+    assert ("paper 'relval' (src/repro/papers/relval/config.yaml) has no "
+            "src/repro/papers/relval/rules.smk") in proc.stderr
 
 
 @pytest.fixture(scope="module")

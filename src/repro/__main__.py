@@ -1,6 +1,6 @@
 """`python -m repro <command>`: artifact sharing around the Snakemake workflow.
 
-    python -m repro dvc-yaml              # regenerate dvc.yaml from the workflow
+    python -m repro dvc-yaml              # regenerate each paper's dvc.yaml from the workflow
     python -m repro plan paper_rove --config scale=tiny [--forceall] [--json]
     python -m repro new-paper <id> --title "..."   # a working skeleton of a new paper
     python -m repro push rove --scale small
@@ -15,15 +15,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from repro.core.io import write_text
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repro", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("dvc-yaml", help="write dvc.yaml generated from the Snakemake workflow")
-    g.add_argument("--check", action="store_true", help="fail if dvc.yaml is out of date")
+    g = sub.add_parser("dvc-yaml", help="write each paper's dvc.yaml (in its folder), "
+                       "generated from the Snakemake workflow")
+    g.add_argument("--check", action="store_true", help="fail if a dvc.yaml is out of date")
     pl = sub.add_parser("plan", help="the jobs Snakemake would run now (rule counts, or JSON)")
     pl.add_argument("target", nargs="?", default=None)
     pl.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE")
@@ -34,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     np_.add_argument("paper", help="the paper's id (a Python package name: [a-z][a-z0-9_]*)")
     np_.add_argument("--title", required=True)
     np_.add_argument("--no-dvc-yaml", action="store_true",
-                     help="do not regenerate dvc.yaml (do it later: python -m repro dvc-yaml)")
+                     help="do not write its dvc.yaml (do it later: python -m repro dvc-yaml)")
     for name, what in (("push", "push a paper's artifacts and the run cache to the remote"),
                        ("restore", "pull a paper's artifacts; make Snakemake accept them")):
         p = sub.add_parser(name, help=what)
@@ -57,14 +56,13 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if a.cmd == "dvc-yaml":
-            text = artifacts.dvc_yaml(repo)
-            if a.check:
-                if (repo / "dvc.yaml").read_text() != text:
-                    print("dvc.yaml is out of date: run `python -m repro dvc-yaml`",
-                          file=sys.stderr)
-                    return 1
-                return 0
-            write_text(repo / "dvc.yaml", text)
+            stale = artifacts.write_dvc_yamls(repo, check=a.check)
+            if a.check and stale:
+                print(f"{', '.join(stale)} out of date: run `python -m repro dvc-yaml`",
+                      file=sys.stderr)
+                return 1
+            if stale and not a.check:
+                print("wrote " + ", ".join(stale))
         elif a.cmd == "new-paper":
             from repro.scaffold import new_paper
 
@@ -75,16 +73,16 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             print("wrote\n  " + "\n  ".join(written))
             if not a.no_dvc_yaml:
-                write_text(repo / "dvc.yaml", artifacts.dvc_yaml(repo))
-                print("regenerated dvc.yaml")
+                print("wrote " + ", ".join(artifacts.write_dvc_yamls(repo)))
             print(f"next: snakemake paper_{a.paper} --config scale=tiny; "
-                  f"pytest tests/test_papers.py -k {a.paper} tests/test_{a.paper}_method.py")
+                  f"pytest tests/test_papers.py -k {a.paper} tests/papers/{a.paper}")
         elif a.cmd == "plan":
             return _plan(repo, a)
         elif a.cmd == "push":
             names = artifacts.push(repo, a.paper, a.scale, a.remote)
-            print(f"pushed {', '.join(names)}; now commit dvc.lock "
-                  f"(git add dvc.lock && git commit -m 'artifacts: {a.paper} {a.scale}')")
+            lock = artifacts.paper_file(a.paper, "dvc.lock")
+            print(f"pushed {', '.join(names)}; now commit {lock} "
+                  f"(git add {lock} && git commit -m 'artifacts: {a.paper} {a.scale}')")
         else:
             r = artifacts.restore(repo, a.paper, a.scale, a.remote)
             print(f"restored {a.paper} ({a.scale}): {len(r['accepted'])} rule(s) up to date, "
@@ -104,7 +102,8 @@ def _publish(repo: Path, a: argparse.Namespace) -> int:
         print(status_table(rows))
         return 0
     if a.paper not in registered_papers(repo):
-        print(f"error: no paper {a.paper!r} (config/papers/{a.paper}.yaml)", file=sys.stderr)
+        print(f"error: no paper {a.paper!r} (src/repro/papers/{a.paper}/config.yaml)",
+              file=sys.stderr)
         return 2
     try:
         written = publish(repo, a.paper, a.scale)

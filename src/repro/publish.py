@@ -26,6 +26,7 @@ from repro.core.claims import claims_markdown, evaluate_claims, load_provenance,
 from repro.core.config import load_yaml, resolve_scale
 from repro.core.io import write_json, write_text
 from repro.core.provenance import footer, settings_hash, strip_footer
+from repro.core.workflow import paper_file
 
 SCALES = ("tiny", "small", "full")
 MAX_FILE_BYTES = 512 * 1024  # published results are small text files; bulk stays in DVC
@@ -116,10 +117,10 @@ def publish(repo: Path, pid: str, scale: str, results_dir: str = "results") -> l
     if not prov:
         raise PublishError(f"{src}/claims.json has no provenance (written before provenance "
                            "existed): rerun its report")
-    cfg = load_yaml(repo / "config" / "papers" / f"{pid}.yaml")
+    cfg = load_yaml(repo / paper_file(pid, "config.yaml"))
     if settings_hash(resolve_scale(cfg, scale)) != prov["settings_sha256"]:
-        raise PublishError(f"config/papers/{pid}.yaml at {scale} differs from the settings the "
-                           f"run used: rerun `snakemake paper_{pid} --config scale={scale}`")
+        raise PublishError(f"{paper_file(pid, 'config.yaml')} at {scale} differs from the settings "
+                           f"the run used: rerun `snakemake paper_{pid} --config scale={scale}`")
     files = [src / "claims.json", src / "claims.md", src / "records.json",
              *sorted((src / "tables").glob("*.md")), *sorted((src / "tables").glob("*.csv"))]
     big = [f"{f.relative_to(repo)} ({f.stat().st_size // 1024} KB)" for f in files
@@ -196,7 +197,7 @@ def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
 
     jobs = plan(repo, f"paper_{pid}", {"scale": scale, "papers": pid}, forceall=True)
     files = {i for j in jobs for i in j.inputs if i.startswith(("src/", "config/"))}
-    own = f"workflow/rules/{pid}.smk"
+    own = f"src/repro/papers/{pid}/rules.smk"
     rules = (repo / own).read_text() if (repo / own).exists() else ""
     modules = [f"workflow/modules/{m.stem}.smk" for m in sorted((repo / "workflow/modules")
                                                                  .glob("*.smk"))
@@ -211,11 +212,21 @@ def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | Non
     if _git(repo, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
         return None
     out = _git(repo, "diff", "--name-only", commit, "--", *paths)
-    return [f for f in out.stdout.splitlines() if f and not _same_meaning(repo, commit, f)]
+    changed = [f for f in out.stdout.splitlines() if f]
+    moved = _moved_since(repo, commit) if changed else {}
+    return [f for f in changed if not _same_meaning(repo, commit, f, moved.get(f, f))]
 
 
-def _same_meaning(repo: Path, commit: str, path: str) -> bool:
-    old = _git(repo, "show", f"{commit}:{path}")
+def _moved_since(repo: Path, commit: str) -> dict[str, str]:
+    """Files moved since `commit` (git's rename detection): new path -> old path. A moved file
+    is compared with what it was, so reorganising the tree leaves results current."""
+    out = _git(repo, "diff", "--name-status", "-M", commit)
+    return {p[2]: p[1] for p in (line.split("\t") for line in out.stdout.splitlines())
+            if len(p) == 3 and p[0].startswith("R")}
+
+
+def _same_meaning(repo: Path, commit: str, path: str, before: str | None = None) -> bool:
+    old = _git(repo, "show", f"{commit}:{before or path}")
     new = repo / path
     if old.returncode != 0 or not new.is_file():
         return False
@@ -234,7 +245,7 @@ def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[
     older than the paper's code or config."""
     rows = []
     for pid in papers:
-        cfg = load_yaml(repo / "config" / "papers" / f"{pid}.yaml")
+        cfg = load_yaml(repo / paper_file(pid, "config.yaml"))
         for scale in SCALES:
             computed = repo / results_dir / scale / pid / "claims.json"
             pub = published_dir(repo, pid, scale) / "claims.json"

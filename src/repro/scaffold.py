@@ -1,13 +1,16 @@
 """`python -m repro new-paper <id>`: a working skeleton of a new paper, in the project's pattern.
 
-Adding a paper means adding exactly these (nothing else: the registry, phases, dvc.yaml, SLURM
-resources, the summary and the generic tests follow from them):
+Adding a paper means adding one folder (and its test folder); nothing else: the registry
+(papers are discovered by folder), phases, dvc.yaml, SLURM resources, the summary and the
+generic tests follow from it:
 
-    config/papers/<id>.yaml            settings per scale, the paper's numbers, its claims
-    workflow/schemas/<id>.schema.yaml  what those settings may be (checked at parse time)
-    workflow/rules/<id>.smk            its Snakemake module: fetch -> train -> evaluate -> report
-    src/repro/papers/<id>/             its package: data, method + baseline, evaluation, report
-    tests/test_<id>_method.py          what is specific to the paper
+    src/repro/papers/<id>/             the paper: its package (data, method + baseline,
+                                       evaluation, report) and
+        config.yaml                    settings per scale, the paper's numbers, its claims
+        schema.yaml                    what those settings may be (checked at parse time)
+        rules.smk                      its Snakemake module: fetch -> train -> evaluate -> report
+        captions/                      the report's captions of its tables and figures
+    tests/papers/<id>/                 what is specific to the paper
 
 The skeleton is a small real experiment (mean vs median as estimators of a Gaussian's centre,
 seeds from config, one claim computed by the ledger), so its tiny DAG passes the generic tests
@@ -267,7 +270,7 @@ def load(path: Path, scale: str) -> Settings:
 DATA = '''\
 """$pid data. The skeleton draws its data from a seeded generator; a real paper fetches its
 data set here (the real source at full, an offline mirror or a registry package below) and
-checks each file against config/manifests/$pid.json before it reads it
+checks each file against src/repro/papers/$pid/manifest.json before it reads it
 (`Manifest.for_config(a.config).verify(key, path)`, repro.core.manifest)."""
 
 from __future__ import annotations
@@ -456,7 +459,7 @@ def test_estimators_on_a_known_sample():
 '''
 
 
-# Report captions (workflow/report/<id>/, repro.core.workflow.caption_path): a table's shows its
+# Report captions (the paper's captions/, repro.core.workflow.caption_path): a table's shows its
 # own caption line and provenance; the figure's says what it draws (edit it with the figure).
 TABLE_CAPTION = """\
 {% set c = snakemake.config %}{% set out = c["results_dir"] ~ "/" ~ c["scale"] ~ "/$pid" %}
@@ -496,9 +499,9 @@ def files(pid: str, title: str) -> dict[str, str]:
     sub = {"pid": pid, "title": title.replace('"', "'")}
     pkg = f"src/repro/papers/{pid}"
     texts = {
-        f"config/papers/{pid}.yaml": CONFIG,
-        f"workflow/schemas/{pid}.schema.yaml": SCHEMA,
-        f"workflow/rules/{pid}.smk": RULES,
+        f"{pkg}/config.yaml": CONFIG,
+        f"{pkg}/schema.yaml": SCHEMA,
+        f"{pkg}/rules.smk": RULES,
         f"{pkg}/__init__.py": INIT,
         f"{pkg}/settings.py": SETTINGS,
         f"{pkg}/data.py": DATA,
@@ -507,13 +510,13 @@ def files(pid: str, title: str) -> dict[str, str]:
         f"{pkg}/evaluate.py": EVALUATE,
         f"{pkg}/report.py": REPORT,
         f"{pkg}/README.md": README,
-        f"tests/test_{pid}_method.py": TEST,
-        f"workflow/report/{pid}/figures/errors.rst": FIGURE_CAPTION,
+        f"tests/papers/{pid}/test_{pid}_method.py": TEST,
+        f"{pkg}/captions/figures/errors.rst": FIGURE_CAPTION,
     }
     out = {path: Template(text).substitute(sub) for path, text in texts.items()}
     for stem in ("main", "paper_reported"):
-        out[f"workflow/report/{pid}/tables/{stem}.rst"] = Template(TABLE_CAPTION).substitute(
-            sub, stem=stem)
+        out[f"{pkg}/captions/tables/{stem}.rst"] = Template(TABLE_CAPTION).substitute(sub,
+                                                                                  stem=stem)
     return out
 
 

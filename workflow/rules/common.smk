@@ -38,6 +38,6 @@ LOGS = f"{config['logs_dir']}/{SCALE}"
 # CUDA_VISIBLE_DEVICES; it is not a rule input, as it never changes what a job computes.
 GPUS = register_gpu_pool(workflow)
 
-# The registry: every paper with a config/papers/<id>.yaml (and its rule file and schema);
+# The registry: every paper with a src/repro/papers/<id>/config.yaml (and its rule file and schema);
 # `--config papers=<id>[,<id>...]` loads only those.
 PAPERS = registered_papers(workflow.basedir, config.get("papers", "all"))

@@ -416,7 +416,7 @@ def write_ledger(
     out = Path(out)
     results = evaluate_claims(claims, records)
     if settings is None:
-        settings = load_settings(f"config/papers/{paper}.yaml", scale)
+        settings = load_settings(f"src/repro/papers/{paper}/config.yaml", scale)
     seeds = [r.get("seed") for r in records if isinstance(r.get("seed"), int | str)]
     prov = provenance.collect(
         paper, scale, settings, seeds or settings.get("seeds", []),

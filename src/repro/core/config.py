@@ -57,7 +57,7 @@ def job_parser(description: str, log: bool = False) -> argparse.ArgumentParser:
 
     job_footer()
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--config", required=True, type=Path, help="config/papers/<id>.yaml")
+    ap.add_argument("--config", required=True, type=Path, help="src/repro/papers/<id>/config.yaml")
     ap.add_argument("--scale", required=True, choices=SCALES)
     ap.add_argument("--out", required=True, type=Path)
     if log:

@@ -1,7 +1,7 @@
 """What every external data file should be: committed manifests, checked before a file is used.
 
 Each paper that reads data from outside the repo (the data mirror, a registry package's data,
-a download, the interpreter's standard library) has `config/manifests/<paper>.json`:
+a download, the interpreter's standard library) has `src/repro/papers/<paper>/manifest.json`:
 
     {"paper": "rove",
      "files": {
@@ -55,7 +55,12 @@ from typing import Any
 
 from repro.core.io import write_json
 
-MANIFEST_DIR = Path("config/manifests")
+PAPERS_DIR = Path("src/repro/papers")  # in the checkout: each paper's folder holds its manifest
+
+
+def manifest_path(paper: str, root: str | Path = ".") -> Path:
+    """src/repro/papers/<paper>/manifest.json under `root`."""
+    return Path(root) / PAPERS_DIR / paper / "manifest.json"
 ORIGINS = ("mirror", "package", "download", "hub", "manual", "stdlib", "excerpt")
 MEASURED = ("size", "sha256", "md5", "rows", "columns", "lines")
 TEXT_SUFFIXES = (".csv", ".txt", ".data", ".inter", ".jsonl", ".tsv")
@@ -195,7 +200,7 @@ def measure_stdlib(root: Path) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- manifests
 @dataclass
 class Manifest:
-    """One paper's committed manifest (`config/manifests/<paper>.json`)."""
+    """One paper's committed manifest (`src/repro/papers/<paper>/manifest.json`)."""
 
     paper: str
     path: Path
@@ -203,7 +208,7 @@ class Manifest:
 
     @classmethod
     def load(cls, paper: str, root: str | Path = ".") -> Manifest:
-        path = Path(root) / MANIFEST_DIR / f"{paper}.json"
+        path = manifest_path(paper, root)
         if not path.exists():
             raise DataError(f"no data manifest {path} for paper {paper}: record the files its "
                             f"fetch reads with `python -m repro.core.manifest write {paper} "
@@ -213,11 +218,13 @@ class Manifest:
 
     @classmethod
     def for_config(cls, config: str | Path) -> Manifest:
-        """The manifest beside a paper config: config/papers/<id>.yaml ->
-        config/manifests/<id>.json (jobs are given their config's path, relative to the
+        """The manifest beside a paper's config (src/repro/papers/<id>/config.yaml ->
+        manifest.json in the same folder; jobs are given their config's path, relative to the
         checkout they run in)."""
         config = Path(config)
-        return cls.load(config.stem, config.parent.parent.parent)
+        if config.name != "config.yaml":
+            raise DataError(f"{config} is not a paper's config.yaml: no manifest beside it")
+        return cls.load(config.parent.name, config.parent / "../../../..")
 
     # ---------------------------------------------------------------- entries
     def entry(self, key: str, where: str | Path | None = None) -> dict[str, Any]:
@@ -415,7 +422,7 @@ def package_file(module: str, member: str) -> Path:
 
 
 def papers_with_manifests(root: str | Path = ".") -> list[str]:
-    return sorted(p.stem for p in (Path(root) / MANIFEST_DIR).glob("*.json"))
+    return sorted(p.parent.name for p in (Path(root) / PAPERS_DIR).glob("*/manifest.json"))
 
 
 def check_machine(papers: list[str], mirror: Path | None, root: str | Path = "."
@@ -461,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--root", default=".")
     a = ap.parse_args(argv)
     if a.cmd == "write":
-        path = Path(a.root) / MANIFEST_DIR / f"{a.paper}.json"
+        path = manifest_path(a.paper, a.root)
         m = Manifest.load(a.paper, a.root) if path.exists() else Manifest(a.paper, path)
         if a.stdlib:
             key, src = stdlib_key(), stdlib_root()

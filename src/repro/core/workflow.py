@@ -66,27 +66,38 @@ def _written_at(raw: dict[str, Any], scale: str, path: list[Any]) -> str:
     return ".".join(map(str, path)) or "<top level>"
 
 
+PAPERS_DIR = "src/repro/papers"
+"""A paper is one folder, src/repro/papers/<id>/: its code, its Snakemake module (rules.smk),
+its settings (config.yaml) and their schema (schema.yaml), its report captions (captions/), its
+data manifest (manifest.json), its excerpts and its published results."""
+
+
+def paper_file(pid: str, name: str) -> str:
+    """A file of the paper's folder, relative to the checkout (`config.yaml`, `rules.smk`)."""
+    return f"{PAPERS_DIR}/{pid}/{name}"
+
+
 def check_paper(pid: str, root: str | Path = ".", first: str | None = None) -> dict[str, Any]:
-    """config/papers/<pid>.yaml, checked whole: its structure (paper.schema.yaml), then the
+    """The paper's config.yaml, checked whole: its structure (paper.schema.yaml), then the
     settings of every scale (`defaults` merged with `scales.<scale>`, for tiny, small and full,
-    not only the scale being run) against workflow/schemas/<pid>.schema.yaml, `first` first.
+    not only the scale being run) against the paper's schema.yaml, `first` first.
     The first violation raises ConfigError: one line naming the file, the scale and the dotted
     key as the file writes it (`scales.full.toy.epsilon`, `defaults.toy.lr`)."""
     root = Path(root)
-    path = f"config/papers/{pid}.yaml"
+    path = paper_file(pid, "config.yaml")
     raw = load_yaml(root / path)
     validate(raw, root / "workflow/schemas/paper.schema.yaml", path)
     for scale in sorted(SCALES, key=lambda s: s != first):  # stable: the others in order
-        validate(resolve_scale(raw, scale), root / f"workflow/schemas/{pid}.schema.yaml",
+        validate(resolve_scale(raw, scale), root / paper_file(pid, "schema.yaml"),
                  f"{path} (scale {scale})",
                  locate=lambda p, scale=scale: _written_at(raw, scale, p))
     return raw
 
 
 def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
-    """Load config/papers/<pid>.yaml, validate all of it (every scale: `check_paper`), and
+    """Load the paper's config.yaml, validate all of it (every scale: `check_paper`), and
     return its path and its settings at `scale`."""
-    path = f"config/papers/{pid}.yaml"
+    path = paper_file(pid, "config.yaml")
     try:
         raw = check_paper(pid, ".", first=scale)
     except (ConfigError, FileNotFoundError) as err:
@@ -116,18 +127,20 @@ parsed the Snakefile in-process."""
 
 
 def registered_papers(root: str | Path = ".", only: str = "all") -> list[str]:
-    """The registry: every paper with a config/papers/<id>.yaml. Each must also have its rule
-    file and schema; a missing one stops the parse with one line naming it. `only` (the
-    `papers` config key: `all` or ids with commas) loads a subset, which plans identically."""
+    """The registry, discovered by folder: every src/repro/papers/<id>/ with a config.yaml.
+    Each must also have its rules.smk and schema.yaml, and a folder with a rules.smk must have a
+    config.yaml; a missing one stops the parse with one line naming it. `only` (the `papers`
+    config key: `all` or ids with commas) loads a subset, which plans identically."""
     root = Path(root)
-    ids = sorted(p.stem for p in (root / "config/papers").glob("*.yaml"))
+    ids = sorted(p.parent.name for p in (root / PAPERS_DIR).glob("*/config.yaml"))
     for pid in ids:
-        for need in (f"workflow/rules/{pid}.smk", f"workflow/schemas/{pid}.schema.yaml"):
+        for need in (paper_file(pid, "rules.smk"), paper_file(pid, "schema.yaml")):
             if not (root / need).exists():
-                fail(ConfigError(f"paper {pid!r} (config/papers/{pid}.yaml) has no {need}"))
-    rules = {p.stem for p in (root / "workflow/rules").glob("*.smk")} - {"common"}
+                fail(ConfigError(f"paper {pid!r} ({paper_file(pid, 'config.yaml')}) has no "
+                                 f"{need}"))
+    rules = {p.parent.name for p in (root / PAPERS_DIR).glob("*/rules.smk")}
     for extra in sorted(rules - set(ids)):
-        fail(ConfigError(f"workflow/rules/{extra}.smk has no config/papers/{extra}.yaml: "
+        fail(ConfigError(f"{paper_file(extra, 'rules.smk')} has no config.yaml beside it: "
                          "shared rule files belong in workflow/modules/"))
     if only != "all":
         unknown = sorted(set(only.split(",")) - set(ids))
@@ -155,7 +168,7 @@ class Paper:
     id: str
     scale: str
     config: str
-    """config/papers/<id>.yaml: an input of every rule, so editing it reruns what reads it"""
+    """the paper's config.yaml: an input of every rule, so editing it reruns what reads it"""
     settings: dict[str, Any]
     """the validated settings at this scale"""
     out: str
@@ -165,8 +178,8 @@ class Paper:
     """the optional offline copy of the public data (`data_mirror`; empty: none)"""
     gpu: int
     """1 at full (rules that may use a GPU ask for one), 0 below"""
-    env: str = "../../environment.yml"
-    """conda env for --use-conda, relative to workflow/rules/"""
+    env: str = "../../../../environment.yml"
+    """conda env for --use-conda, relative to the paper's folder (where its rules.smk is)"""
     job: list[str] = field(default_factory=list)
     """the core modules every job imports"""
 
@@ -228,32 +241,35 @@ class Paper:
         `report` keyword.)"""
         for phase, rules in by_phase.items():
             if phase not in PHASES:
-                fail(ConfigError(f"workflow/rules/{self.id}.smk: phase {phase!r} is not one of "
-                                 f"{', '.join(PHASES)}"))
+                fail(ConfigError(f"{paper_file(self.id, 'rules.smk')}: phase {phase!r} is not "
+                                 f"one of {', '.join(PHASES)}"))
             for rule in rules:
                 DECLARED[f"{self.id}_{rule}"] = (self.id, phase)
 
 
-REPORT_DIR = Path(__file__).resolve().parents[3] / "workflow" / "report"
+ROOT = Path(__file__).resolve().parents[3]
+REPORT_DIR = ROOT / "workflow" / "report"
 
 
 def caption_path(pid: str, kind: str, stem: str) -> Path:
     """The caption of one report output (absolute: rule files are modules, whose relative
-    paths would resolve from workflow/rules): workflow/report/<id>/{tables,figures}/<stem>.rst,
-    and one caption for every paper's ledger and ledger figure (workflow/report/ledger*.rst,
+    paths would resolve from the paper's folder): the paper's captions/{tables,figures}/
+    <stem>.rst, and one caption for every paper's ledger and ledger figure
+    (workflow/report/ledger*.rst,
     which read the paper's id from the module's config). Captions are Jinja templates that
     Snakemake renders at report time; they include the table's own caption line and the run's
     provenance from the results, so they say what the run was."""
     if kind in ("ledger", "ledger_figure"):
         return REPORT_DIR / f"{kind}.rst"
-    exact = REPORT_DIR / pid / kind / f"{stem}.rst"
-    family = REPORT_DIR / pid / kind / f"{stem.split('_', 1)[0]}.rst"
+    own = ROOT / paper_file(pid, "captions") / kind
+    exact = own / f"{stem}.rst"
+    family = own / f"{stem.split('_', 1)[0]}.rst"
     # one caption for a family of outputs named by their setting (curves_<env>.png)
     return exact if exact.exists() or not family.exists() else family
 
 
 def paper(config: dict[str, Any]) -> Paper:
-    """Called at the top of workflow/rules/<id>.smk with the module's config."""
+    """Called at the top of the paper's rules.smk with the module's config."""
     pid, scale = config["paper"], config["scale"]
     path, settings = paper_settings(pid, scale)
     return Paper(

@@ -1,6 +1,6 @@
 """Fetch or generate the Countdown problems: `train.jsonl`, `test.jsonl`, `source.json`.
 
-    python -m repro.core.rlvr.data --config config/papers/<paper>.yaml --scale small \
+    python -m repro.core.rlvr.data --config src/repro/papers/<paper>/config.yaml --scale small \
         [--mirror DIR] --out data/<paper>/small
 
 - `source: hub` (full): train = the first `hub_train_size` rows of Jiayi-Pan/Countdown-Tasks-3to4
@@ -12,7 +12,7 @@
   ~0.5M-parameter character model can work with; train and test are disjoint by key.
 
 Every file read (the mirror's test and train parquet, a downloaded test set) and the hub rows are
-checked against the paper's data manifest (`config/manifests/<paper>.json`, repro.core.manifest)
+checked against the paper's data manifest (its folder's `manifest.json`, repro.core.manifest)
 before use; a mismatch stops the job with one line and nothing is written.
 """
 

@@ -1,6 +1,6 @@
 """Evaluate a policy on the held-out problems of its task (Countdown or math).
 
-    python -m repro.core.rlvr.evaluate --config config/papers/<paper>.yaml --scale small \
+    python -m repro.core.rlvr.evaluate --config src/repro/papers/<paper>/config.yaml --scale small \
         --method <method> --seed 0 --data data/<paper>/small \
         --policy results/small/<paper>/countdown/<method>/seed0 \
         --out results/small/<paper>/countdown/eval/<method>_seed0.json

@@ -1,6 +1,6 @@
 """The math task (DeepScaleR-style RLVR): problems, prompts, the reward, answer forms.
 
-    python -m repro.core.rlvr.math_task --config config/papers/<paper>.yaml --scale full \
+    python -m repro.core.rlvr.math_task --config src/repro/papers/<paper>/config.yaml --scale full \
         [--mirror DIR] --out data/<paper>/full/math
 
 writes `train.jsonl`, `test.jsonl` and `source.json` (last) under `--out`.
@@ -19,7 +19,7 @@ Data, as verl-based math recipes read it:
   each problem (x256, x64, x5) for the official vLLM sampling; we dedupe and draw
   `eval.n_samples` per problem ourselves.
 - every file (mirror copy or download) and the hub rows are checked against the paper's data
-  manifest (`config/manifests/<paper>.json`, repro.core.manifest) before they are read: a
+  manifest (`src/repro/papers/<paper>/manifest.json`, repro.core.manifest) before they are read: a
   missing, truncated or substituted file stops the job with one line, and nothing is written.
 
 Prompt (`prompt:`): `chat` = the user message (problem + "Let's think step by step and output the

@@ -1,7 +1,7 @@
 """Supervised warm-up of the base policy on random valid-format answers (`--task`, default
 countdown; math: a boxed answer of a random training problem, scratch model only).
 
-    python -m repro.core.rlvr.sft --config config/papers/<paper>.yaml --scale small \
+    python -m repro.core.rlvr.sft --config src/repro/papers/<paper>/config.yaml --scale small \
         --data data/<paper>/small --out results/small/<paper>/countdown/base
 
 The answers are random expressions over the problem's numbers (each used once, random order,

@@ -5,7 +5,8 @@ take `minibatches` gradient steps on the method's objective (objectives.py), rep
 same loop, only problems, prompts and rewards differ (tasks.py). A paper's train CLI calls
 `main(argv, make_objective, methods, description)` with its own objectives, e.g.
 
-    python -m repro.papers.<paper>.train --config config/papers/<paper>.yaml --scale small \
+    python -m repro.papers.<paper>.train --config src/repro/papers/<paper>/config.yaml \
+        --scale small \
         --method <method> --seed 0 --data data/<paper>/small \
         --base results/small/<paper>/countdown/base \
         --out results/small/<paper>/countdown/<method>/seed0

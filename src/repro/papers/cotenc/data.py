@@ -1,11 +1,11 @@
 """cotenc data: problems with planted-strategy CoTs, and the questions the reasoner answers.
 
-    python -m repro.papers.cotenc.data --config config/papers/cotenc.yaml --scale small \\
+    python -m repro.papers.cotenc.data --config src/repro/papers/cotenc/config.yaml --scale small \\
         --out data/cotenc/small/data.json
 
 - Templated CoTs (problems.py): Countdown problems from ROVER's `countdown/test.parquet` (the
   TinyZero set, downloaded from ROVER's repository at a pinned commit, or read from the optional
-  data mirror; at tiny a committed excerpt; checked against config/manifests/cotenc.json),
+  data mirror; at tiny a committed excerpt; checked against src/repro/papers/cotenc/manifest.json),
   generated arithmetic
   expressions and height-ordering puzzles, each written by the simulated reasoner under
   planted strategies.
@@ -27,7 +27,7 @@ from repro.core.progress import get_logger
 from repro.papers.cotenc import problems as P
 from repro.papers.cotenc.settings import Settings, load
 
-CONFIG = Path("config/papers/cotenc.yaml")
+CONFIG = Path("src/repro/papers/cotenc/config.yaml")
 COUNTDOWN = "countdown/test.parquet"
 BENCHMARKS = {
     "gpqa_diamond": ("Idavidrein/gpqa", "gpqa_diamond", "train"),

@@ -2,7 +2,8 @@
 of the steering axes' patterns (the paper's control prompt, Figure 23: the selected pattern of
 each criterion spelled out, and an order to follow it throughout).
 
-    python -m repro.papers.cotenc.generate --config config/papers/cotenc.yaml --scale small \\
+    python -m repro.papers.cotenc.generate --config src/repro/papers/cotenc/config.yaml \\
+        --scale small \\
         --data data/cotenc/small/data.json --out results/small/cotenc/generations.json
 
 Every answer is scored (problems.is_correct) and kept. A few CoTs per combination, labelled

@@ -1,7 +1,8 @@
 """Data of the diffusion-DFL paper: the synthetic task's draws and the PJM power-scheduling
 features, one npz per task.
 
-    python -m repro.papers.diffdfl.data --config config/papers/diffdfl.yaml --scale small \
+    python -m repro.papers.diffdfl.data --config src/repro/papers/diffdfl/config.yaml \
+        --scale small \
         --out data/diffdfl/small/power.npz
 
 Synthetic: drawn from the paper's generator (official `generate_data_multi_dim`: every
@@ -9,7 +10,7 @@ coordinate of y is a two-mode mixture, independent of x), once, from `synthetic.
 Power: the two PJM hourly load/temperature files the official repository ships
 (`power_sched/pjm_load_data_*.txt`), downloaded from it at a pinned commit (or read from the
 optional data mirror's `pjm/`; tiny reads a committed excerpt, the last 64 days of the 2012-16
-file), checked against config/manifests/diffdfl.json before it is read. Features as the
+file), checked against src/repro/papers/diffdfl/manifest.json before it is read. Features as the
 official `load_data_with_features` (Donti et al. 2017): the previous day's 24 loads, its
 temperatures and their squares, the next day's temperatures to the third power, weekend /
 holiday / DST flags and the day of the year on the circle, all standardised; y is the next
@@ -109,7 +110,7 @@ def pjm_files(t: PowerTask, scale: str, mirror: Path | None, raw: Path
     return paths, provider
 
 
-CONFIG = Path("config/papers/diffdfl.yaml")
+CONFIG = Path("src/repro/papers/diffdfl/config.yaml")
 
 
 def main(argv: list[str] | None = None) -> None:

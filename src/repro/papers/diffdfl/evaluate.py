@@ -1,7 +1,8 @@
 """Evaluate every method of one task and seed on the test set: the realised task loss of its
 decisions and the regret against the perfect-information (oracle) decision.
 
-    python -m repro.papers.diffdfl.evaluate --config config/papers/diffdfl.yaml --scale small \
+    python -m repro.papers.diffdfl.evaluate --config src/repro/papers/diffdfl/config.yaml \
+        --scale small \
         --task power --seed 0 --data data/diffdfl/small/power.npz \
         --runs results/small/diffdfl/runs/power/*/seed0.pt --out .../eval/power_seed0.json
 

@@ -1,7 +1,7 @@
 """Peak memory and time of one diffusion-DFL training step, reparameterisation against the
 score function, as the number of DDIM sampling steps grows (the paper's memory comparison).
 
-    python -m repro.papers.diffdfl.memory --config config/papers/diffdfl.yaml \
+    python -m repro.papers.diffdfl.memory --config src/repro/papers/diffdfl/config.yaml \
         --scale small --data data/diffdfl/small/power.npz \
         --out results/small/diffdfl/memory.json
 

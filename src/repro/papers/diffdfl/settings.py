@@ -1,4 +1,4 @@
-"""Typed settings of the diffusion-DFL paper (config/papers/diffdfl.yaml): every job reads
+"""Typed settings of the diffusion-DFL paper (src/repro/papers/diffdfl/config.yaml): every job reads
 these, never raw YAML dictionaries. Fields are required where the schema requires the key."""
 
 from __future__ import annotations

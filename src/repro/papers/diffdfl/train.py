@@ -2,7 +2,8 @@
 Gaussian NLL, the denoising loss) or decision-focused fine-tuning from the matching two-stage
 model (`models.INIT_OF`), by the method's gradient estimator (`method.py`).
 
-    python -m repro.papers.diffdfl.train --config config/papers/diffdfl.yaml --scale small \
+    python -m repro.papers.diffdfl.train --config src/repro/papers/diffdfl/config.yaml \
+        --scale small \
         --task power --method dfl_diffusion_sf --seed 0 --data data/diffdfl/small/power.npz \
         --init results/small/diffdfl/runs/power/two_stage_diffusion/seed0.pt \
         --out results/small/diffdfl/runs/power/dfl_diffusion_sf/seed0.pt

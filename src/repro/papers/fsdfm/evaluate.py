@@ -1,6 +1,7 @@
 """CLI: sample one system at every NFE of the sweep and score the samples, one seed.
 
-    python -m repro.papers.fsdfm.evaluate --config config/papers/fsdfm.yaml --scale small \\
+    python -m repro.papers.fsdfm.evaluate --config src/repro/papers/fsdfm/config.yaml \\
+        --scale small \\
         --system fsdfm_cumulative --seed 0 --data data/fsdfm/small/data.npz \\
         --model results/small/fsdfm/models/fsdfm_cumulative/seed0 \\
         --out results/small/fsdfm/eval/fsdfm_cumulative_seed0.json

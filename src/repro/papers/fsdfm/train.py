@@ -1,6 +1,6 @@
 """CLI: train the DFM (stage `dfm`) or finetune it into FS-DFM (stage `fsdfm`), one seed.
 
-    python -m repro.papers.fsdfm.train --config config/papers/fsdfm.yaml --scale small \\
+    python -m repro.papers.fsdfm.train --config src/repro/papers/fsdfm/config.yaml --scale small \\
         --stage dfm --seed 0 --data data/small/fsdfm/data.npz \\
         --out results/small/fsdfm/models/dfm/seed0
     python -m repro.papers.fsdfm.train ... --stage fsdfm --rule cumulative --init <dfm dir> \\

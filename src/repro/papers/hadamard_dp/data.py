@@ -1,6 +1,6 @@
 """Real-data inputs: covariance descriptors of images on SPD(5) (the paper's OCTMNIST case).
 
-    python -m repro.papers.hadamard_dp.data --config config/papers/hadamard_dp.yaml \\
+    python -m repro.papers.hadamard_dp.data --config src/repro/papers/hadamard_dp/config.yaml \\
         --scale small --out data/hadamard_dp/small/descriptors.npz
 
 Writes descriptors.npz (X: (N, 5, 5), y: labels) and source.json beside it.
@@ -9,7 +9,7 @@ Data (`real.source`): `digits` = scikit-learn's 8x8 handwritten digits (shipped 
 package, used at tiny/small as a stand-in); `octmnist` = OCTMNIST (MedMNIST v2, 28x28 retinal
 OCT, 4 classes), the paper's data, fetched at full through the `medmnist` package from its
 official URL, or read from `<mirror>/medmnist/octmnist.npz` (the same file) when present.
-Both are checked against `config/manifests/hadamard_dp.json` (repro.core.manifest: the digits
+Both are checked against the paper's `manifest.json` (repro.core.manifest: the digits
 file inside scikit-learn, MedMNIST's published md5) before they are read.
 
 Descriptor of an image I (H x W, intensities in [0, Imax]): the covariance over pixels of

@@ -1,7 +1,8 @@
 """CLI: one cell of the synthetic grid (one metric x one matrix size m), as JSON.
 
-    python -m repro.papers.hadamard_dp.experiment --config config/papers/hadamard_dp.yaml \\
-        --scale small --metric affine_invariant --m 2 --out results/.../affine_invariant_m2.json
+    python -m repro.papers.hadamard_dp.experiment \\
+        --config src/repro/papers/hadamard_dp/config.yaml --scale small \\
+        --metric affine_invariant --m 2 --out results/.../affine_invariant_m2.json
 
 The paper's protocol (Sec. 5): n points in a geodesic ball of radius r, their Fréchet mean
 released at each mu-GDP budget mu by the EW Gaussian (sigma = Delta/mu), and by the

@@ -2,7 +2,7 @@
 (`data.py`) released privately (log-Euclidean metric, SPD(5), d = 15), as the paper's OCTMNIST
 experiment: every budget, every mechanism, `real.reps` repetitions of the noise.
 
-    python -m repro.papers.hadamard_dp.realdata --config config/papers/hadamard_dp.yaml \\
+    python -m repro.papers.hadamard_dp.realdata --config src/repro/papers/hadamard_dp/config.yaml \\
         --scale small --data data/hadamard_dp/small/descriptors.npz --out results/.../realdata.json
 
 Footpoint p0 = exp(c) I and radius r come from the intensity range (source.json), not from the

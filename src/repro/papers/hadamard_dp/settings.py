@@ -1,4 +1,4 @@
-"""Typed settings of the exponential-wrapped mechanisms paper (config/papers/hadamard_dp.yaml).
+"""Typed settings of the exponential-wrapped mechanisms paper (its config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`) and
 passes the typed sections down. Every field is required, as the config schema requires every

@@ -220,7 +220,8 @@ def fetch_emodb(dest: Path, url: str, sha256: str | None = None) -> Path:
     with tempfile.TemporaryDirectory(prefix=f".{dest.name}.download.", dir=dest.parent) as tmp:
         archive = Path(tmp) / "emodb.zip"
         digest = _download(url, archive)
-        log.info("EMO-DB archive sha256 %s (record it in config/manifests/lfst.json)", digest)
+        log.info("EMO-DB archive sha256 %s (record it in src/repro/papers/lfst/manifest.json)",
+                 digest)
         if sha256 is not None and digest != sha256.lower():
             raise ValueError(
                 f"EMO-DB download from {url} has sha256 {digest}, expected {sha256.lower()}"

@@ -1,16 +1,18 @@
 """The LFST paper's speech: one job synthesises the offline corpus, one job per condition makes
 the array the models read.
 
-    python -m repro.papers.lfst.data synth --config config/papers/lfst.yaml --scale small \
+    python -m repro.papers.lfst.data synth --config src/repro/papers/lfst/config.yaml \
+        --scale small \
         --out data/lfst/small/synth.npz
-    python -m repro.papers.lfst.data prepare --config config/papers/lfst.yaml --scale small \
+    python -m repro.papers.lfst.data prepare --config src/repro/papers/lfst/config.yaml \
+        --scale small \
         --condition phone --synth data/lfst/small/synth.npz --out data/lfst/small/phone.npz
 
 Below full every condition is the synthesised corpus (synth.py) through a channel: `clean`, or
 `telephone` (noise at a given SNR, then the 300-3,400 Hz band, 8 kHz and mu-law:
 repro.core.speech), the noise drawn per utterance from (synth seed, utterance index). At full
 the conditions are the paper's corpora: EMO-DB (downloaded and checked against
-config/manifests/lfst.json) and IEMOCAP (licensed: a manual download, see corpora.py).
+src/repro/papers/lfst/manifest.json) and IEMOCAP (licensed: a manual download, see corpora.py).
 
 Every condition's array: `audio` int16 (n, seconds x rate, zero-padded), `length` (samples),
 `label`, `speaker`, `group` (the cross-validation unit: speaker or session) and `split`

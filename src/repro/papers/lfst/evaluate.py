@@ -1,6 +1,6 @@
 """Score one trained front-end + STEE on its held-out test speakers (or test group).
 
-    python -m repro.papers.lfst.evaluate --config config/papers/lfst.yaml --scale small \
+    python -m repro.papers.lfst.evaluate --config src/repro/papers/lfst/config.yaml --scale small \
         --model results/small/lfst/runs/clean/lfst/fold0_seed0.pt \
         --data data/lfst/small/clean.npz --out results/small/lfst/eval/clean/lfst/fold0_seed0.json
 

@@ -1,5 +1,5 @@
-"""Typed settings of the LFST paper (config/papers/lfst.yaml): every job reads these, never raw
-YAML dictionaries."""
+"""Typed settings of the LFST paper (its config.yaml): every job reads these, never raw YAML
+dictionaries."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class Dataset:
     noise: str = "pink"
     folds: int = 1  # real corpora: leave-one-group-out folds (the groups: speakers / sessions)
     classes: list[str] | None = None  # real corpora: their class names (synth: `classes`)
-    url: str | None = None  # emodb: the archive (its checksum: config/manifests/lfst.json)
+    url: str | None = None  # emodb: the archive (its checksum: src/repro/papers/lfst/manifest.json)
     root: str | None = None  # iemocap: the unpacked release (manual download)
 
 

@@ -1,6 +1,6 @@
 """Train one front-end + STEE on one condition, fold and seed.
 
-    python -m repro.papers.lfst.train --config config/papers/lfst.yaml --scale small \
+    python -m repro.papers.lfst.train --config src/repro/papers/lfst/config.yaml --scale small \
         --method lfst --condition clean --fold 0 --seed 0 --data data/lfst/small/clean.npz \
         --out results/small/lfst/runs/clean/lfst/fold0_seed0.pt
 

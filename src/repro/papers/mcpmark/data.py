@@ -1,6 +1,7 @@
 """mcpmark initial states: the template databases and the filesystem templates.
 
-    python -m repro.papers.mcpmark.data db --config config/papers/mcpmark.yaml --scale small \
+    python -m repro.papers.mcpmark.data db --config src/repro/papers/mcpmark/config.yaml \
+        --scale small \
         --name chinook --out data/mcpmark/small/db/chinook.sql
     python -m repro.papers.mcpmark.data templates --config ... --scale small \
         --out data/mcpmark/small/fs
@@ -10,7 +11,7 @@
 Databases: below full, Chinook's plain-SQL dump (the dump MCPMark's chinook.backup was made
 from: neondatabase's postgres-sample-dbs, downloaded at a pinned commit or read from the
 optional data mirror; tiny restores a committed excerpt of it), checked against
-config/manifests/mcpmark.json. At full, every database the benchmark restores, downloaded from
+the paper's manifest.json. At full, every database the benchmark restores, downloaded from
 the benchmark's own storage (storage.mcpmark.ai/postgres/<db>.backup, pg_restore custom format,
 made with PostgreSQL 17: set REPRO_PG_BINDIR to a 17 server's binaries), or a plain dump where
 the config names one. Filesystem templates: rebuilt by repro.papers.mcpmark.templates from the

@@ -1,6 +1,6 @@
 """One agent's run r over one service's tasks: MCPMark's `run-<r>` folder for that model.
 
-    python -m repro.papers.mcpmark.run --config config/papers/mcpmark.yaml --scale small \
+    python -m repro.papers.mcpmark.run --config src/repro/papers/mcpmark/config.yaml --scale small \
         --agent oracle --service postgres --run 1 --templates data/mcpmark/small/fs \
         --db data/mcpmark/small/db/chinook.dump \
         --out results/small/mcpmark/runs/oracle/postgres/run1.json

@@ -1,13 +1,13 @@
 """mlc data: MultiJail split by prompt, English-only refusal targets, the English retain set,
 and the parallel benign prompts.
 
-    python -m repro.papers.mlc.data --config config/papers/mlc.yaml --scale small \\
+    python -m repro.papers.mlc.data --config src/repro/papers/mlc/config.yaml --scale small \\
         --out data/mlc/small/data.json
 
 MultiJail (DAMO-NLP-SG, 315 harmful prompts, each in en zh it vi ar ko th bn sw jv) is
 downloaded from the official repository at a pinned commit (or read from the optional data
 mirror; tiny reads a committed excerpt of its first 80 prompts) and checked against
-config/manifests/mlc.json before it is read. The prompts are split by prompt id, so no test
+src/repro/papers/mlc/manifest.json before it is read. The prompts are split by prompt id, so no test
 prompt is trained on in any language. Below full, prompts whose longest translation exceeds
 `data.max_prompt_tokens` tokens are left out before the split (Thai and Bengali take about
 eight times the English token count in SmolLM2's tokenizer; the long tail would dominate the
@@ -33,7 +33,7 @@ from repro.core.progress import get_logger
 from repro.papers.mlc.benign import LANGS, PARALLEL, english_retain
 from repro.papers.mlc.settings import Settings, load
 
-CONFIG = Path("config/papers/mlc.yaml")
+CONFIG = Path("src/repro/papers/mlc/config.yaml")
 KEY = "multijail/MultiJail.csv"
 REFUSALS = (
     "I'm sorry, but I can't help with that. It could cause real harm to people.",

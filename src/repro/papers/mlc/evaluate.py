@@ -2,7 +2,7 @@
 per language, over-refusal of benign prompts per language, and the cross-lingual collinearity of
 held-out prompts' representations.
 
-    python -m repro.papers.mlc.evaluate --config config/papers/mlc.yaml --scale small \\
+    python -m repro.papers.mlc.evaluate --config src/repro/papers/mlc/config.yaml --scale small \\
         --data data/mlc/small/data.json --method mlc --seed 0 \\
         --adapter results/small/mlc/adapters/mlc/seed0 --out results/small/mlc/eval/mlc_seed0.json
 

@@ -1,7 +1,7 @@
 """Safety alignment with English-only supervision, plus (or not) a multilingual consistency term,
 through a LoRA adapter (peft).
 
-    python -m repro.papers.mlc.train --config config/papers/mlc.yaml --scale small \\
+    python -m repro.papers.mlc.train --config src/repro/papers/mlc/config.yaml --scale small \\
         --data data/mlc/small/data.json --method mlc --seed 0 \\
         --out results/small/mlc/adapters/mlc/seed0
 

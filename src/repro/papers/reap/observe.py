@@ -24,7 +24,7 @@ on SIGTERM / SIGINT, beside `--out`. The calibration batches are drawn from the 
 pass and the forward passes draw no random numbers, so a rerun goes on at the next batch and
 writes the same bytes as an uninterrupted pass on CPU.
 
-    python -m repro.papers.reap.observe --config config/papers/reap.yaml --scale small \
+    python -m repro.papers.reap.observe --config src/repro/papers/reap/config.yaml --scale small \
         --seed 0 --model results/small/reap/model --data data/reap/small \
         --out results/small/reap/observe/seed0.pt --summary results/small/reap/observe/seed0.json
 """

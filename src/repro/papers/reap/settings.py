@@ -1,4 +1,4 @@
-"""Typed settings of REAP (config/papers/reap.yaml).
+"""Typed settings of REAP (src/repro/papers/reap/config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`, or
 `settings_of` on settings it already merged) and passes the typed sections down. The `model`

@@ -19,7 +19,7 @@ every REPRO_CHECKPOINT_MINUTES minutes and on SIGTERM / SIGINT, beside `--out`; 
 from it and writes the same weights and log as an uninterrupted run on CPU (but `wall_s`, which
 adds the time before the stop).
 
-    python -m repro.papers.reap.train --config config/papers/reap.yaml --scale small \
+    python -m repro.papers.reap.train --config src/repro/papers/reap/config.yaml --scale small \
         --data data/reap/small --seed 0 --out results/small/reap/models/seed0
 """
 

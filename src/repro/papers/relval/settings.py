@@ -1,4 +1,4 @@
-"""Typed settings of Relative Value Learning (config/papers/relval.yaml).
+"""Typed settings of Relative Value Learning (src/repro/papers/relval/config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`, or
 `settings_of` on settings it already merged) and passes typed objects down: a training run gets

@@ -1,6 +1,7 @@
 """CLI: one PPO / PPO+RV training run on one env and seed, written as JSON.
 
-    python -m repro.papers.relval.train --config config/papers/relval.yaml --scale small \\
+    python -m repro.papers.relval.train --config src/repro/papers/relval/config.yaml \\
+        --scale small \\
         --env CartPole-v1 --agent ppo_rv --seed 0 --out results/.../seed0.json
 
 Settings: `ppo` deep-merged with `envs[<env>]` (per-env overrides), plus `rv` for the relative

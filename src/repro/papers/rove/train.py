@@ -1,7 +1,7 @@
 """RL from the shared base policy with one of ROVER's methods (GRPO, GRPO (KL), GRPO
 clip-higher, ROVER); the loop is repro.core.rlvr.trainer, the objectives rove/algos.py.
 
-    python -m repro.papers.rove.train --config config/papers/rove.yaml --scale small \
+    python -m repro.papers.rove.train --config src/repro/papers/rove/config.yaml --scale small \
         --method rover --seed 0 --data data/rove/small \
         --base results/small/rove/countdown/base --out results/small/rove/countdown/rover/seed0
 """

@@ -1,6 +1,7 @@
 """The suite job: draw the training pool and every seed's held-out sets, once, into suite.json.
 
-    python -m repro.papers.spectrum.data --config config/papers/spectrum.yaml --scale small \\
+    python -m repro.papers.spectrum.data --config src/repro/papers/spectrum/config.yaml \\
+        --scale small \\
         --out data/spectrum/small/suite.json
 
 The generated families (repro.papers.spectrum.suite) come from `suite.seed` and, for the

@@ -1,6 +1,7 @@
 """Score one model on one seed's held-out sets: the paper's three desiderata, as its code does.
 
-    python -m repro.papers.spectrum.evaluate --config config/papers/spectrum.yaml --scale small \\
+    python -m repro.papers.spectrum.evaluate --config src/repro/papers/spectrum/config.yaml \\
+        --scale small \\
         --suite data/spectrum/small/suite.json --model spectrum --seed 0 \\
         [--adapter results/small/spectrum/adapters/seed0] \\
         --out results/small/spectrum/eval/spectrum_seed0.json

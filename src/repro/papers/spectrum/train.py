@@ -1,7 +1,8 @@
 """Spectrum Tuning: the instruction-tuned model, further trained on the suite's training families
 in the Spectrum format, through a LoRA adapter (peft).
 
-    python -m repro.papers.spectrum.train --config config/papers/spectrum.yaml --scale small \\
+    python -m repro.papers.spectrum.train --config src/repro/papers/spectrum/config.yaml \\
+        --scale small \\
         --suite data/spectrum/small/suite.json --seed 0 --out results/small/spectrum/adapters/seed0
 
 One step: `train.batch` contexts drawn from the pool (the seed's generator), each written in the

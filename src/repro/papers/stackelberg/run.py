@@ -1,6 +1,7 @@
 """CLI: every algorithm on one environment and one seed, regret curves written as JSON.
 
-    python -m repro.papers.stackelberg.run --config config/papers/stackelberg.yaml --scale small \\
+    python -m repro.papers.stackelberg.run --config src/repro/papers/stackelberg/config.yaml \\
+        --scale small \\
         --env paper --seed 0 --out results/small/stackelberg/runs/paper/seed0.json
 
 The protocol (one job): draw the instance (game or auction, type distribution p) and one

@@ -1,4 +1,4 @@
-"""Typed settings of the contextual-Stackelberg paper (config/papers/stackelberg.yaml).
+"""Typed settings of the contextual-Stackelberg paper (src/repro/papers/stackelberg/config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`) and
 passes the typed sections down. Fields are required where the config schema requires the key;

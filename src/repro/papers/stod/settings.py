@@ -1,5 +1,5 @@
-"""Typed settings of the STOD paper (config/papers/stod.yaml): every job reads these, never raw
-YAML dictionaries. Fields are required where the schema requires the key."""
+"""Typed settings of the STOD paper (its config.yaml): every job reads these, never raw YAML
+dictionaries. Fields are required where the schema requires the key."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ class Settings:
     train: Train
     attack: dict[str, Any]  # per data set (attack_of types it)
     gtc: GTC
-    urls: dict[str, str]  # CIFAR archives (full; their md5 is in config/manifests/stod.json)
+    urls: dict[str, str]  # CIFAR archives (full; their md5 is in the paper's manifest.json)
     threads: int = 1  # torch threads per job
 
 

@@ -1,6 +1,6 @@
 """Train one spiking network of the STOD paper: one data set, encoding (method) and seed.
 
-    python -m repro.papers.stod.train --config config/papers/stod.yaml --scale small \
+    python -m repro.papers.stod.train --config src/repro/papers/stod/config.yaml --scale small \
         --dataset mnist5k --method stod --seed 0 --data data/stod/small/mnist5k.npz \
         --out results/small/stod/runs/mnist5k/stod/seed0.pt
 

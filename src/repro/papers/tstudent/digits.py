@@ -21,7 +21,7 @@ there, and the accuracy of the CNN's classifier fed the student's features.
 Data (`digits.source`): `digits` = scikit-learn's 8x8 digits (shipped with the package, no
 download), upsampled to 24x24; `mnist` (full only) = MNIST's idx files, read from
 `<mirror>/mnist/` when present, else downloaded from the URLs in the config, centre-cropped
-to 24x24. Every file is checked against `config/manifests/tstudent.json` (repro.core.manifest:
+to 24x24. Every file is checked against the paper's `manifest.json` (repro.core.manifest:
 the digits file inside scikit-learn, MNIST's published md5s) before it is read.
 
 Resumable (repro.core.checkpoint), beside `--out`: the CNN saves its state (weights, Adam's

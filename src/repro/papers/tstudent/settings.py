@@ -1,4 +1,4 @@
-"""Typed settings of the transformers-as-students paper (config/papers/tstudent.yaml).
+"""Typed settings of the transformers-as-students paper (src/repro/papers/tstudent/config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`) and
 passes the typed sections down. Fields are required where the config schema requires the key;

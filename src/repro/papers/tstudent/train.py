@@ -1,6 +1,7 @@
 """CLI: one student learning one teacher setting from one seed, written as JSON.
 
-    python -m repro.papers.tstudent.train --config config/papers/tstudent.yaml --scale small \\
+    python -m repro.papers.tstudent.train --config src/repro/papers/tstudent/config.yaml \\
+        --scale small \\
         --setting conv_relu --seed 0 --out results/small/tstudent/runs/conv_relu/seed0.json
 
 The protocol (one run): draw the teacher's blocks from the seed, fix an orthogonal positional

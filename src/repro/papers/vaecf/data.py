@@ -1,6 +1,6 @@
 """CLI + library: Liang et al. (2018)'s preprocessing of implicit-feedback data (vae_cf notebook).
 
-    python -m repro.papers.vaecf.data --config config/papers/vaecf.yaml --scale small \\
+    python -m repro.papers.vaecf.data --config src/repro/papers/vaecf/config.yaml --scale small \\
         --dataset ml-100k --split 0 --interactions data/.../interactions.parquet \\
         --stats data/.../split0/stats.json --out data/.../split0/prepared.npz
 

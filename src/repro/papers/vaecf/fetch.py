@@ -1,6 +1,6 @@
 """CLI: fetch one recommendation data set's raw interactions into one parquet file.
 
-    python -m repro.papers.vaecf.fetch --config config/papers/vaecf.yaml --scale small \\
+    python -m repro.papers.vaecf.fetch --config src/repro/papers/vaecf/config.yaml --scale small \\
         --dataset ml-100k --mirror '' --out data/vaecf/small/ml-100k
 
 Writes `<out>/interactions.parquet` (columns user, item, value: the raw rating or play count,
@@ -26,7 +26,7 @@ data, `--config data_mirror=<dir>`; none by default):
   Dataset, from millionsongdataset.com (the labrosa mirror as fallback), then the mirror.
 
 Downloads are cached under `data/vaecf/downloads/` so scales share them. Every file is checked
-against `config/manifests/vaecf.json` (repro.core.manifest) before it is read: a download before it
+against the paper's `manifest.json` (repro.core.manifest) before it is read: a download before it
 enters the cache (GroupLens's published md5s, the recbole wheel's sha256), a cached or mirrored
 file on each use, and each parsed table's row count (100,000 for ML-100k, 20,000,263 for ML-20M,
 ...). A mismatch stops the fetch with one line saying what to do; nothing is written.

@@ -1,6 +1,7 @@
 """CLI + library: the latent-proximity effect, measured on trained models.
 
-    python -m repro.papers.vaecf.proximity --config config/papers/vaecf.yaml --scale small \\
+    python -m repro.papers.vaecf.proximity --config src/repro/papers/vaecf/config.yaml \\
+        --scale small \\
         --dataset ml-100k --variant masking --data data/.../split0/prepared.npz ... \\
         --runs results/.../runs/ml-100k/masking/seed0 ... --out results/.../proximity/...json
 

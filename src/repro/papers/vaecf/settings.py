@@ -1,4 +1,4 @@
-"""Typed settings of the VAE-recommender collaboration paper (config/papers/vaecf.yaml).
+"""Typed settings of the VAE-recommender collaboration paper (src/repro/papers/vaecf/config.yaml).
 
 Every job turns its merged YAML settings into `Settings` at its entry point (`load`) and
 passes the typed sections down. Fields are required where the config schema requires the key;

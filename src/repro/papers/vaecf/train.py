@@ -1,6 +1,6 @@
 """CLI + library: train one Mult-VAE variant on one data set with one seed, evaluate on test.
 
-    python -m repro.papers.vaecf.train --config config/papers/vaecf.yaml --scale small \\
+    python -m repro.papers.vaecf.train --config src/repro/papers/vaecf/config.yaml --scale small \\
         --dataset ml-100k --variant masking --seed 0 --data data/.../prepared.npz \\
         --out results/small/vaecf/runs/ml-100k/masking/seed0 [--save-model]
 
