@@ -301,5 +301,6 @@ def test_write_records_an_entry_and_verify_then_accepts_it(tmp_path, capsys):
     e = Manifest.load("demo", tmp_path).files["t.csv"]
     assert e["source"] == "x" and e["size"] == 8 and e["lines"] == 2 and len(e["md5"]) == 32
     Manifest.load("demo", tmp_path).verify("t.csv", f)
-    with pytest.raises(DataError, match=r"has no entry in .*demo.json.*manifest write demo u.csv"):
+    with pytest.raises(DataError,
+                       match=r"has no entry in .*demo/manifest.json.*manifest write demo u.csv"):
         Manifest.load("demo", tmp_path).verify("u.csv", f)

@@ -86,8 +86,11 @@ def test_small_without_network_stops_with_one_line(paper, tmp_path):
     data mirror: it fails with one line, the file, its URL and `data_mirror`, and writes
     nothing."""
     (module, *args), out, repo, key = OFFLINE[paper]
-    shutil.copytree(REPO / "config", tmp_path / "config")
-    cmd = [sys.executable, "-m", module, *args, "--config", f"src/repro/papers/{paper}/config.yaml",
+    folder = f"src/repro/papers/{paper}"
+    (tmp_path / folder).mkdir(parents=True)
+    for name in ("config.yaml", "manifest.json"):
+        shutil.copy(REPO / folder / name, tmp_path / folder)
+    cmd = [sys.executable, "-m", module, *args, "--config", f"{folder}/config.yaml",
            "--scale", "small", "--mirror=", "--out", f"out/{out}"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=offline_env(), capture_output=True, text=True,
                           timeout=300)

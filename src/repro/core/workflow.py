@@ -178,8 +178,9 @@ class Paper:
     """the optional offline copy of the public data (`data_mirror`; empty: none)"""
     gpu: int
     """1 at full (rules that may use a GPU ask for one), 0 below"""
-    env: str = "../../../../environment.yml"
-    """conda env for --use-conda, relative to the paper's folder (where its rules.smk is)"""
+    env: str = str(Path(__file__).resolve().parents[3] / "environment.yml")
+    """conda env for --use-conda (absolute: the paper's rules.smk and the shared modules it
+    uses, workflow/modules/, sit at different depths)"""
     job: list[str] = field(default_factory=list)
     """the core modules every job imports"""
 
