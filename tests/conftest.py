@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+import yaml
 from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,6 +56,19 @@ def slurm_env() -> dict[str, str]:
     if MACHINE_SLURM_CONF is not None:
         env["SLURM_CONF"] = MACHINE_SLURM_CONF
     return env
+
+
+def job_checkout(d: Path, pid: str, cfg: dict | None = None, scale: str = "tiny") -> list[str]:
+    """The paper's config (`cfg` where a test edits it) and data manifest under `d`, laid out as
+    in a checkout (src/repro/papers/<pid>/), so a job run in `d` reads them as it would there;
+    returns the job's `--config ... --scale ...` arguments."""
+    rel = f"src/repro/papers/{pid}"
+    (d / rel).mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(cfg) if cfg is not None else (REPO / rel / "config.yaml").read_text()
+    (d / rel / "config.yaml").write_text(text)
+    if (REPO / rel / "manifest.json").exists():
+        shutil.copy(REPO / rel / "manifest.json", d / rel)
+    return ["--config", f"{rel}/config.yaml", "--scale", scale]
 
 
 def copy_repo(dest: Path) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import REPO, planned_jobs, snakemake
+from conftest import REPO, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -87,11 +87,7 @@ def test_generation_resumes_after_sigterm(tmp_path):
     d = tmp_path
     cfg = yaml.safe_load((REPO / "src/repro/papers/cotenc/config.yaml").read_text())
     cfg["scales"]["tiny"]["generate"]["batch"] = 2
-    (d / "src/repro/papers/cotenc").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/cotenc/config.yaml").write_text(yaml.safe_dump(cfg))
-    (d / "src/repro/papers/cotenc/manifest.json").write_text(
-        (REPO / "src/repro/papers/cotenc/manifest.json").read_text())
-    job = ["--config", "src/repro/papers/cotenc/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "cotenc", cfg)
     run(["repro.papers.cotenc.data", *job, "--out", "data.json"], d)
     _, total = check_resumes(["repro.papers.cotenc.generate", *job, "--data", "data.json"], d,
                              "g_a.json", "g_b.json")

@@ -5,13 +5,12 @@ resumes after SIGTERM with an uninterrupted run's bytes."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pandas as pd
 import pytest
 import torch
 import yaml
-from conftest import REPO, copy_finished, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, copy_finished, copy_repo, edit, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -106,10 +105,7 @@ def dd(tmp_path_factory):
     cfg = yaml.safe_load((REPO / "src/repro/papers/diffdfl/config.yaml").read_text())
     cfg["scales"]["tiny"]["pretrain"]["steps"] = 400
     cfg["scales"]["tiny"]["dfl"].update(steps=60, eval_every=20)
-    (d / "src/repro/papers/diffdfl").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/diffdfl/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/diffdfl/manifest.json", d / "src/repro/papers/diffdfl")
-    job = ["--config", "src/repro/papers/diffdfl/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "diffdfl", cfg)
     run(["repro.papers.diffdfl.data", *job, "--task", "power", "--out", "power.npz"], d)
     run(["repro.papers.diffdfl.train", *job, "--task", "power", "--method",
          "two_stage_diffusion", "--seed", "0", "--data", "power.npz", "--out", "ts.pt"], d)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import REPO, needs_programs, planned_jobs, snakemake
+from conftest import job_checkout, needs_programs, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -82,10 +82,7 @@ def test_a_config_with_an_unknown_renderer_is_refused_before_any_job(tmp_path):
 @needs_programs("graphviz", "tesseract-ocr-eng", "fonts-urw-base35")
 def test_reading_resumes_after_sigterm(tmp_path):
     d = tmp_path
-    (d / "src/repro/papers/flowgen").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/flowgen/config.yaml").write_text(
-        (REPO / "src/repro/papers/flowgen/config.yaml").read_text())
-    job = ["--config", "src/repro/papers/flowgen/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "flowgen")
     run(["repro.papers.flowgen.synthesize", *job, "--seed", "0", "--split", "train",
          "--images", "img", "--out", "train.json"], d)
     _, total = check_resumes(["repro.papers.flowgen.read", *job, "--index", "train.json",

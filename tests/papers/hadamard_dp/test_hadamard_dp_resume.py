@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import signal
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, job_checkout
 from test_resume import resumed_at, run, run_stopped
 
 from repro.core.checkpoint import resume_dir
@@ -34,10 +33,7 @@ def hdp(tmp_path_factory) -> Path:
     tiny["mcmc"] = {"n_steps": 1000, "chunk": 2}
     tiny["real"].update(classes=[0, 1, 2], reps=6)  # 3 classes of 6 chains, 3 chunks each
     # a checkout's layout: the fetch checks its files against the manifest beside the config
-    (d / "src/repro/papers/hadamard_dp").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/hadamard_dp/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/hadamard_dp/manifest.json",
-                d / "src/repro/papers/hadamard_dp")
+    job_checkout(d, "hadamard_dp", cfg)
     run(["repro.papers.hadamard_dp.data", *JOB, "--mirror", str(d / "no-mirror"),
          "--out", "data/descriptors.npz"], d)
     return d

@@ -5,13 +5,21 @@ SIGTERM with an uninterrupted run's bytes."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, copy_finished, copy_repo, edit, needs_programs, planned_jobs, snakemake
+from conftest import (
+    REPO,
+    copy_finished,
+    copy_repo,
+    edit,
+    job_checkout,
+    needs_programs,
+    planned_jobs,
+    snakemake,
+)
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -120,10 +128,7 @@ def ld(tmp_path_factory):
     d = tmp_path_factory.mktemp("lfst")
     cfg = yaml.safe_load((REPO / "src/repro/papers/lfst/config.yaml").read_text())
     cfg["scales"]["tiny"]["train"]["epochs"] = 12
-    (d / "src/repro/papers/lfst").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/lfst/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/lfst/manifest.json", d / "src/repro/papers/lfst")
-    job = ["--config", "src/repro/papers/lfst/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "lfst", cfg)
     run(["repro.papers.lfst.data", "synth", *job, "--out", "synth.npz"], d)
     run(["repro.papers.lfst.data", "prepare", *job, "--condition", "clean", "--synth",
          "synth.npz", "--out", "clean.npz"], d)
@@ -170,11 +175,8 @@ def test_emodb_is_prepared_from_the_mirror_and_trained_leave_one_speaker_out(tmp
     cfg = yaml.safe_load((REPO / "src/repro/papers/lfst/config.yaml").read_text())
     cfg["defaults"]["datasets"]["emodb"]["root"] = "raw/emodb"
     cfg["defaults"]["datasets"]["emodb"]["folds"] = 3
-    (d / "src/repro/papers/lfst").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/lfst/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/lfst/manifest.json", d / "src/repro/papers/lfst")
+    job = job_checkout(d, "lfst", cfg)
     _emodb_zip(d / "mirror/lfst/emodb.zip")
-    job = ["--config", "src/repro/papers/lfst/config.yaml", "--scale", "tiny"]
     run(["repro.papers.lfst.data", "prepare", *job, "--condition", "emodb", "--mirror",
          "mirror", "--out", "emodb.npz"], d)
     assert sorted(p.name for p in (d / "raw/emodb").iterdir()) == ["wav"]  # wav/ only

@@ -5,11 +5,10 @@ run's bytes."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 import yaml
-from conftest import REPO, planned_jobs, snakemake
+from conftest import REPO, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -94,10 +93,7 @@ def mj(tmp_path_factory):
     d = tmp_path_factory.mktemp("mlc")
     cfg = yaml.safe_load((REPO / "src/repro/papers/mlc/config.yaml").read_text())
     cfg["scales"]["tiny"]["train"].update(steps=6, checkpoint_every=1)
-    (d / "src/repro/papers/mlc").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/mlc/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/mlc/manifest.json", d / "src/repro/papers/mlc")
-    job = ["--config", "src/repro/papers/mlc/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "mlc", cfg)
     run(["repro.papers.mlc.data", *job, "--out", "data.json"], d)
     return d, job
 

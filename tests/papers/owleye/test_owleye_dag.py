@@ -14,7 +14,7 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 import yaml
-from conftest import REPO, copy_finished, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, copy_finished, copy_repo, edit, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -187,10 +187,7 @@ def od(tmp_path_factory):
     cfg = yaml.safe_load((REPO / "src/repro/papers/owleye/config.yaml").read_text())
     cfg["scales"]["tiny"]["owleye"]["epochs"] = 60
     cfg["scales"]["tiny"]["arc"]["epochs"] = 60
-    (d / "src/repro/papers/owleye").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/owleye/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/owleye/manifest.json", d / "src/repro/papers/owleye")
-    job = ["--config", "src/repro/papers/owleye/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "owleye", cfg)
     s = _settings(d)
     names = [*s["domains"]["train"], *s["domains"]["aux"], *s["domains"]["test"]]
     for n in names:

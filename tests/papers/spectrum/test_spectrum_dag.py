@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import REPO, planned_jobs, snakemake
+from conftest import REPO, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -98,9 +98,7 @@ def sp(tmp_path_factory):
     d = tmp_path_factory.mktemp("spectrum")
     cfg = yaml.safe_load((REPO / "src/repro/papers/spectrum/config.yaml").read_text())
     cfg["scales"]["tiny"]["train"].update(steps=6, checkpoint_every=1)
-    (d / "src/repro/papers/spectrum").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/spectrum/config.yaml").write_text(yaml.safe_dump(cfg))
-    job = ["--config", "src/repro/papers/spectrum/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "spectrum", cfg)
     run(["repro.papers.spectrum.data", *job, "--out", "suite.json"], d)
     return d, job
 

@@ -5,13 +5,12 @@ that resumes after SIGTERM with an uninterrupted run's bytes."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pandas as pd
 import pytest
 import torch
 import yaml
-from conftest import REPO, copy_finished, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, copy_finished, copy_repo, edit, job_checkout, planned_jobs, snakemake
 from test_resume import check_resumes, run
 
 from repro.core.claims import load_claims
@@ -102,10 +101,7 @@ def sd(tmp_path_factory):
     d = tmp_path_factory.mktemp("stod")
     cfg = yaml.safe_load((REPO / "src/repro/papers/stod/config.yaml").read_text())
     cfg["scales"]["tiny"]["train"] = {"epochs": 3, "batch": 8}
-    (d / "src/repro/papers/stod").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/stod/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/stod/manifest.json", d / "src/repro/papers/stod")
-    job = ["--config", "src/repro/papers/stod/config.yaml", "--scale", "tiny"]
+    job = job_checkout(d, "stod", cfg)
     run(["repro.papers.stod.data", *job, "--dataset", "digits", "--out", "digits.npz",
          "--source", "digits.json"], d)
     return d, job
@@ -128,10 +124,9 @@ def test_adversarial_rate_training_resumes_after_sigterm(sd):
     cfg_path = d / "src/repro/papers/stod/config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
     cfg["scales"]["tiny"]["train"]["adv"] = {"attack": "pgd", "eps": 0.1, "steps": 2}
-    (d / "src/repro/papers/stod_adv/config.yaml").write_text(yaml.safe_dump(cfg))
-    args = ["repro.papers.stod.train", "--config", "src/repro/papers/stod_adv/config.yaml",
-            "--scale", "tiny", "--dataset", "digits", "--method", "rate", "--seed", "1", "--data",
-            "digits.npz"]
+    (d / "adv.yaml").write_text(yaml.safe_dump(cfg))
+    args = ["repro.papers.stod.train", "--config", "adv.yaml", "--scale", "tiny", "--dataset",
+            "digits", "--method", "rate", "--seed", "1", "--data", "digits.npz"]
     check_resumes(args, d, "r_a.pt", "r_b.pt", env=TIME_SAVES)
 
 

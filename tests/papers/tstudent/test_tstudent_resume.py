@@ -7,13 +7,12 @@ helpers), on a tiny config long enough to stop.
 
 from __future__ import annotations
 
-import shutil
 import signal
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, job_checkout
 from test_resume import check_resumes, run
 
 TIME_SAVES = {"REPRO_CHECKPOINT_MINUTES": "0.0005"}  # a state every 30 ms of wall time
@@ -30,9 +29,7 @@ def ts(tmp_path_factory) -> Path:
     tiny["digits"]["cnn"]["epochs"] = 12
     tiny["digits"]["student"]["iterations"] = 1000
     # a checkout's layout: the fetch checks its files against the manifest beside the config
-    (d / "src/repro/papers/tstudent").mkdir(parents=True, exist_ok=True)
-    (d / "src/repro/papers/tstudent/config.yaml").write_text(yaml.safe_dump(cfg))
-    shutil.copy(REPO / "src/repro/papers/tstudent/manifest.json", d / "src/repro/papers/tstudent")
+    job_checkout(d, "tstudent", cfg)
     run(["repro.papers.tstudent.digits", "--stage", "fetch", *JOB, "--mirror",
          str(d / "no-mirror"), "--out", "data/images.npz"], d)
     return d

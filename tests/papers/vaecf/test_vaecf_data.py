@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
+from conftest import REPO, job_checkout
 
 from repro.core.fetch import offline_env
 from repro.core.manifest import Manifest
@@ -291,14 +290,13 @@ def test_ml100k_fetch_offline_stops_with_one_line(tmp_path):
     """The real CLI at small with no network at all (a proxy on a closed port: urllib and pip
     fail at once) and no data mirror: exit status != 0, no traceback, nothing written, and
     stderr ends (before the job footer) with one line naming what was tried, the URL, and
-    where to put u.data by hand. Run in a copy of config/ (a cwd without data/vaecf/downloads,
-    the download cache)."""
+    where to put u.data by hand. Run in a directory with only the paper's config and manifest
+    (no data/vaecf/downloads, the download cache)."""
     cwd = tmp_path / "cwd"
-    shutil.copytree(ROOT / "config", cwd / "config")
+    job = job_checkout(cwd, "vaecf", scale="small")
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "repro.papers.vaecf.fetch", "--config",
-         "src/repro/papers/vaecf/config.yaml", "--scale", "small", "--dataset", "ml-100k",
+        [sys.executable, "-m", "repro.papers.vaecf.fetch", *job, "--dataset", "ml-100k",
          "--mirror", "", "--out", str(out)],
         cwd=cwd, env=offline_env(), capture_output=True, text=True, timeout=300,
     )
