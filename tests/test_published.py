@@ -154,3 +154,25 @@ def test_publish_refuses_what_it_cannot_publish(tiny_run, tmp_path, monkeypatch)
         pub.publish(root, PAPER, "tiny")
     assert not pub.published_dir(root, PAPER, "tiny").exists()
     assert repro(root, "publish", "nope").returncode == 2
+
+
+def test_a_moved_file_or_a_docstring_edit_is_no_change(tmp_path):
+    """Reorganising the tree (a file moved as it is) and rewording a docstring cannot change a
+    result: status compares a moved file with what it was, and Python code without docstrings;
+    a moved file whose code changed still counts."""
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old/run.py").write_text('"""Run it."""\n\n\ndef f():\n    """Twice."""\n'
+                                         '    return 2\n')
+    (tmp_path / "old/rules.smk").write_text("rule a:\n    shell: 'true'\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "before")
+    commit = git(tmp_path, "rev-parse", "HEAD").strip()
+    git(tmp_path, "mv", "old", "new")
+    paths = ["new/run.py", "new/rules.smk"]
+    assert pub._changed_since(tmp_path, commit, paths) == []
+    text = (tmp_path / "new/run.py").read_text()
+    (tmp_path / "new/run.py").write_text(text.replace("Run it.", "Run it, in its new folder."))
+    assert pub._changed_since(tmp_path, commit, paths) == []
+    (tmp_path / "new/run.py").write_text(text.replace("return 2", "return 3"))
+    assert pub._changed_since(tmp_path, commit, paths) == ["new/run.py"]

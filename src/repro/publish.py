@@ -208,7 +208,8 @@ def _inputs(repo: Path, pid: str, scale: str) -> list[str]:
 def _changed_since(repo: Path, commit: str, paths: list[str]) -> list[str] | None:
     """Which of `paths` differ in meaning now from `commit` (None: this checkout lacks the
     commit). A YAML file that parses to the same data, or a Python file with the same syntax
-    tree, changed only comments or layout: that cannot change a result, so it is left out."""
+    tree but for docstrings, changed only comments, docstrings or layout: that cannot change a
+    result, so it is left out; so is a file moved unchanged."""
     if _git(repo, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
         return None
     out = _git(repo, "diff", "--name-only", commit, "--", *paths)
@@ -230,14 +231,30 @@ def _same_meaning(repo: Path, commit: str, path: str, before: str | None = None)
     new = repo / path
     if old.returncode != 0 or not new.is_file():
         return False
+    if old.stdout == new.read_text():  # moved, not changed
+        return True
     try:
         if path.endswith((".yaml", ".yml")):
             return yaml.safe_load(old.stdout) == yaml.safe_load(new.read_text())
         if path.endswith(".py"):
-            return ast.dump(ast.parse(old.stdout)) == ast.dump(ast.parse(new.read_text()))
+            return _code(old.stdout) == _code(new.read_text())
     except (yaml.YAMLError, SyntaxError, ValueError):
         return False
     return False
+
+
+def _code(source: str) -> str:
+    """A module's syntax tree without its docstrings (they cannot change a result)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        scoped = isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                   ast.AsyncFunctionDef))
+        first = body[0] if scoped and body else None
+        if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def status(repo: Path, papers: list[str], results_dir: str = "results") -> list[dict[str, Any]]:
