@@ -24,7 +24,7 @@ import numpy as np
 from repro.core.config import job_parser
 from repro.core.io import write_json
 from repro.core.progress import get_logger
-from repro.papers.cotenc import problems as P
+from repro.papers.cotenc import problems
 from repro.papers.cotenc.settings import Settings, load
 
 CONFIG = Path("src/repro/papers/cotenc/config.yaml")
@@ -94,31 +94,32 @@ def benchmark_questions(name: str, n: int, seed: int) -> list[dict]:
 def build(cfg: Settings, mirror: Path, raw: Path, scale: str) -> tuple[dict, dict]:
     d = cfg.data
     rng = np.random.default_rng(d.seed)
-    made: list[P.Problem] = []
+    made: list[problems.Problem] = []
     source: dict = {"families": {}}
     for fam in d.families:
         if fam == "countdown":
             path, where = countdown_file(d.countdown_url, mirror, raw, scale)
-            made += P.countdown_problems(read_countdown(path), d.n_templated, rng)
+            made += problems.countdown_problems(read_countdown(path), d.n_templated, rng)
             source["families"][fam] = where
         elif fam == "arithmetic":
-            made += P.arithmetic_problems(d.n_templated, rng)
+            made += problems.arithmetic_problems(d.n_templated, rng)
             source["families"][fam] = "generator (problems.arithmetic_problems)"
         else:
-            made += P.logic_problems(d.n_templated, rng)
+            made += problems.logic_problems(d.n_templated, rng)
             source["families"][fam] = "generator (problems.logic_problems)"
     cots = []
     for p in made:
-        text, plan = P.planted_cot(p, list(cfg.planted), d.noise, rng)
+        text, plan = problems.planted_cot(p, list(cfg.planted), d.noise, rng)
+        preferred = problems.preference(p)
         cots.append({"id": f"t-{p.id}", "source": "templated", "problem": p.id,
                      "family": p.family, "question": p.question, "text": text,
-                     "labels": plan, "preferred": {x: P.preference(p)[x] for x in cfg.planted}})
+                     "labels": plan, "preferred": {x: preferred[x] for x in cfg.planted}})
     steer: list[dict] = []
     for fam in d.steer_families:
         if fam == "addition":
-            steer += P.addition_questions(d.n_steer, rng)
+            steer += problems.addition_questions(d.n_steer, rng)
         elif fam == "ordering":
-            steer += P.ordering_questions(d.n_steer, rng)
+            steer += problems.ordering_questions(d.n_steer, rng)
         else:
             steer += benchmark_questions(fam, d.n_benchmark, d.seed)
         source["families"][fam] = source["families"].get(fam, "generator" if fam in (
