@@ -6,13 +6,12 @@ downloads, one line naming the file, its URL and where to put it."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 import yaml
-from conftest import REPO, SIBLING
+from conftest import REPO, SIBLING, job_checkout
 
 from repro.core.fetch import offline_env
 from repro.core.guard import ENV
@@ -86,12 +85,8 @@ def test_small_without_network_stops_with_one_line(paper, tmp_path):
     data mirror: it fails with one line, the file, its URL and `data_mirror`, and writes
     nothing."""
     (module, *args), out, repo, key = OFFLINE[paper]
-    folder = f"src/repro/papers/{paper}"
-    (tmp_path / folder).mkdir(parents=True)
-    for name in ("config.yaml", "manifest.json"):
-        shutil.copy(REPO / folder / name, tmp_path / folder)
-    cmd = [sys.executable, "-m", module, *args, "--config", f"{folder}/config.yaml",
-           "--scale", "small", "--mirror=", "--out", f"out/{out}"]
+    job = job_checkout(tmp_path, paper, scale="small")
+    cmd = [sys.executable, "-m", module, *args, *job, "--mirror=", "--out", f"out/{out}"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=offline_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode != 0

@@ -112,38 +112,41 @@ def _dvc(args: list[str], repo: Path, check: bool = True) -> subprocess.Complete
     return proc
 
 
-def _stages(repo: Path, pid: str) -> dict[str, dict]:
+def stage_address(pid: str, name: str) -> str:
+    """How DVC names a stage of the paper's dvc.yaml, from the repo root (in its commands and
+    in `dvc status --json`)."""
+    return f"{dvc_file(pid)}:{name}"
+
+
+def paper_stages(repo: Path, pid: str, scale: str) -> dict[str, dict]:
+    """The paper's DVC stages at `scale` (name -> stage), in phase order (phases without jobs
+    have none)."""
     path = repo / dvc_file(pid)
-    return yaml.safe_load(path.read_text())["stages"] if path.exists() else {}
-
-
-def paper_stages(repo: Path, pid: str, scale: str) -> list[str]:
-    """The paper's DVC stages at `scale` as DVC addresses them (`<its dvc.yaml>:<name>`), in
-    phase order (phases without jobs have none)."""
-    stages = _stages(repo, pid)
-    names = [stage_name(pid, ph, scale) for ph in PHASES if stage_name(pid, ph, scale) in stages]
-    if stage_name(pid, "report", scale) not in names:
+    stages = yaml.safe_load(path.read_text())["stages"] if path.exists() else {}
+    mine = {n: stages[n] for ph in PHASES if (n := stage_name(pid, ph, scale)) in stages}
+    if stage_name(pid, "report", scale) not in mine:
         raise ArtifactError(
             f"no DVC stages of '{pid}' at scale {scale} in {dvc_file(pid)}: is it a registered "
             "paper? Regenerate with `python -m repro dvc-yaml`."
         )
-    return [f"{dvc_file(pid)}:{n}" for n in names]
+    return mine
 
 
 def push(repo: str | Path, pid: str, scale: str, remote: str | None = None) -> list[str]:
-    """Record the finished artifacts of one paper in dvc.lock, then push them to the remote."""
+    """Record the finished artifacts of one paper in its dvc.lock, then push them to the
+    remote; the stages' addresses."""
     repo = Path(repo)
-    names = paper_stages(repo, pid, scale)
-    _dvc(["commit", "--force", *names], repo)
-    _dvc(["push", "--run-cache", *(["-r", remote] if remote else []), *names], repo)
-    return names
+    addresses = [stage_address(pid, n) for n in paper_stages(repo, pid, scale)]
+    _dvc(["commit", "--force", *addresses], repo)
+    _dvc(["push", "--run-cache", *(["-r", remote] if remote else []), *addresses], repo)
+    return addresses
 
 
 def _changed(repo: Path, stage: str) -> list[str]:
-    """Deps of `stage` whose content differs from what dvc.lock recorded."""
+    """Deps of `stage` (its address) whose content differs from what dvc.lock recorded."""
     out = json.loads(_dvc(["status", "--json", stage], repo).stdout.strip() or "{}")
     changed = []
-    for entry in out.get(stage, out.get(stage.rpartition(":")[2], [])):
+    for entry in out.get(stage, []):
         if isinstance(entry, dict):
             changed += sorted(entry.get("changed deps", {}))
     return changed
@@ -199,17 +202,16 @@ def _stamp(path: Path, t: float) -> None:
 def restore(repo: str | Path, pid: str, scale: str, remote: str | None = None) -> dict:
     """Pull one paper's artifacts and stamp them so Snakemake accepts what is still valid."""
     repo = Path(repo)
-    names = paper_stages(repo, pid, scale)
-    plain = [n.rpartition(":")[2] for n in names]
+    stages = paper_stages(repo, pid, scale)
     lock = repo / paper_file(pid, "dvc.lock")
     if not lock.exists() or not any(n in yaml.safe_load(lock.read_text()).get("stages", {})
-                                    for n in plain):
+                                    for n in stages):
         raise ArtifactError(
             f"{lock.relative_to(repo)} has no artifacts of {pid} at scale {scale}: the "
             f"producer must run `python -m repro push {pid} --scale {scale}` and commit it"
         )
-    stages = _stages(repo, pid)
-    outs = {o for n in plain for o in stages[n]["outs"]}
+    names = [stage_address(pid, n) for n in stages]
+    outs = {o for st in stages.values() for o in st["outs"]}
     # fetch verifies hashes (remote `verify = true`) and drops corrupt objects from the cache;
     # checkout then fails on them, and we put the workspace back as it was: no half-written
     # output is left behind.

@@ -208,7 +208,11 @@ class Manifest:
 
     @classmethod
     def load(cls, paper: str, root: str | Path = ".") -> Manifest:
-        path = manifest_path(paper, root)
+        return cls.read(paper, manifest_path(paper, root))
+
+    @classmethod
+    def read(cls, paper: str, path: Path) -> Manifest:
+        """Paper `paper`'s manifest at `path`."""
         if not path.exists():
             raise DataError(f"no data manifest {path} for paper {paper}: record the files its "
                             f"fetch reads with `python -m repro.core.manifest write {paper} "
@@ -224,7 +228,7 @@ class Manifest:
         config = Path(config)
         if config.name != "config.yaml":
             raise DataError(f"{config} is not a paper's config.yaml: no manifest beside it")
-        return cls.load(config.parent.name, config.parent / "../../../..")
+        return cls.read(config.parent.name, config.parent / "manifest.json")
 
     # ---------------------------------------------------------------- entries
     def entry(self, key: str, where: str | Path | None = None) -> dict[str, Any]:
@@ -469,7 +473,7 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     if a.cmd == "write":
         path = manifest_path(a.paper, a.root)
-        m = Manifest.load(a.paper, a.root) if path.exists() else Manifest(a.paper, path)
+        m = Manifest.read(a.paper, path) if path.exists() else Manifest(a.paper, path)
         if a.stdlib:
             key, src = stdlib_key(), stdlib_root()
         elif a.key and a.path:

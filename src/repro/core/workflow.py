@@ -66,6 +66,9 @@ def _written_at(raw: dict[str, Any], scale: str, path: list[Any]) -> str:
     return ".".join(map(str, path)) or "<top level>"
 
 
+ROOT = Path(__file__).resolve().parents[3]
+"""The checkout this code is in (rule files are modules, whose relative paths resolve from
+their own folder, so paths that must not depend on it are absolute from here)."""
 PAPERS_DIR = "src/repro/papers"
 """A paper is one folder, src/repro/papers/<id>/: its code, its Snakemake module (rules.smk),
 its settings (config.yaml) and their schema (schema.yaml), its report captions (captions/), its
@@ -107,7 +110,7 @@ def paper_settings(pid: str, scale: str) -> tuple[str, dict[str, Any]]:
 
 def src(pid: str, *modules: str) -> list[str]:
     """Source files of a paper's package that a rule runs (rule inputs, so edits rerun it)."""
-    return [f"src/repro/papers/{pid}/{m}.py" for m in modules]
+    return [paper_file(pid, f"{m}.py") for m in modules]
 
 
 def core(*modules: str) -> list[str]:
@@ -178,7 +181,7 @@ class Paper:
     """the optional offline copy of the public data (`data_mirror`; empty: none)"""
     gpu: int
     """1 at full (rules that may use a GPU ask for one), 0 below"""
-    env: str = str(Path(__file__).resolve().parents[3] / "environment.yml")
+    env: str = str(ROOT / "environment.yml")
     """conda env for --use-conda (absolute: the paper's rules.smk and the shared modules it
     uses, workflow/modules/, sit at different depths)"""
     job: list[str] = field(default_factory=list)
@@ -190,7 +193,7 @@ class Paper:
         excerpts/, repro.core.fetch): fetch inputs, so an edited excerpt reruns it."""
         if self.scale != "tiny":
             return []
-        root = Path(f"src/repro/papers/{self.id}/excerpts")
+        root = Path(paper_file(self.id, "excerpts"))
         return sorted(str(p) for p in root.rglob("*")
                       if p.is_file() and p.suffix != ".md" and p.name != "LICENSE")
 
@@ -248,7 +251,6 @@ class Paper:
                 DECLARED[f"{self.id}_{rule}"] = (self.id, phase)
 
 
-ROOT = Path(__file__).resolve().parents[3]
 REPORT_DIR = ROOT / "workflow" / "report"
 
 
